@@ -1,0 +1,45 @@
+"""symshape: symbolic tensor shapes.
+
+Parse shape specs and constraints, normalize dimension expressions to a
+canonical form, and decide comparisons between them, soundly.
+
+>>> import symshape
+>>> a, b = symshape.symbolic_shape("a, b")
+>>> a * b >= a
+True
+"""
+
+from symshape.errors import (
+    DivisionByZeroRiskError,
+    InconclusiveDimensionOperation,
+    ParseError,
+    ScopeMismatchError,
+    ShapeMismatchError,
+    SymshapeError,
+    UnknownDimensionError,
+    UnsatisfiableConstraintsError,
+)
+from symshape.expr import DimExpr, is_symbolic_dim
+from symshape.ops import bounds, max_dim, min_dim
+from symshape.scope import SymbolicScope
+from symshape.shapes import symbolic_shape
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DimExpr",
+    "DivisionByZeroRiskError",
+    "InconclusiveDimensionOperation",
+    "ParseError",
+    "ScopeMismatchError",
+    "ShapeMismatchError",
+    "SymbolicScope",
+    "SymshapeError",
+    "UnknownDimensionError",
+    "UnsatisfiableConstraintsError",
+    "bounds",
+    "is_symbolic_dim",
+    "max_dim",
+    "min_dim",
+    "symbolic_shape",
+]

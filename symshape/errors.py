@@ -1,0 +1,66 @@
+"""Exception types of symshape.
+
+Every error caused by bad input is a :class:`ValueError` subclass, so callers can
+catch one type; :class:`InconclusiveDimensionOperation` is separate because it is
+not bad input: the question is well formed but cannot be decided.
+"""
+
+from __future__ import annotations
+
+
+class SymshapeError(ValueError):
+    """Base class of all bad-input errors raised by symshape."""
+
+
+class ParseError(SymshapeError):
+    """A spec, expression or constraint could not be parsed.
+
+    ``text`` is the input, ``column`` the 1-based column of the offending
+    character (or ``None``) and ``expected`` a short description of what would
+    have been accepted there.
+    """
+
+    def __init__(self, message: str, *, text: str = "", column: int | None = None,
+                 expected: str = "") -> None:
+        self.text = text
+        self.column = column
+        self.expected = expected
+        self.reason = message
+        if column is not None and text and "\n" not in text:
+            caret = " " * (column - 1) + "^"
+            full = f"{message} at column {column}\n  {text}\n  {caret}"
+        elif text:
+            full = f"{message}\n  {text}"
+        else:
+            full = message
+        if expected:
+            full += f"\nexpected {expected}"
+        super().__init__(full)
+
+
+class ScopeMismatchError(SymshapeError):
+    """Expressions from different :class:`~symshape.SymbolicScope` objects were mixed."""
+
+
+class UnsatisfiableConstraintsError(SymshapeError):
+    """The constraints of a scope admit no valuation."""
+
+
+class DivisionByZeroRiskError(SymshapeError):
+    """A symbolic divisor could not be proved to be non-zero."""
+
+
+class UnknownDimensionError(SymshapeError, KeyError):
+    """A dimension variable has no value in an evaluation environment."""
+
+    def __str__(self) -> str:  # KeyError would repr() the message otherwise
+        return str(self.args[0]) if self.args else ""
+
+
+class ShapeMismatchError(SymshapeError):
+    """Concrete shapes do not match the symbolic specs they were checked against."""
+
+
+class InconclusiveDimensionOperation(Exception):
+    """A comparison of symbolic dimensions holds for some valuations and fails for others,
+    or symshape could not decide it within its work budget."""

@@ -1,0 +1,958 @@
+"""Canonical symbolic dimension expressions.
+
+A :class:`DimExpr` is a polynomial with integer coefficients over *atoms*:
+
+* :class:`Var` -- a dimension variable, an integer >= 1;
+* :class:`FloorDiv` -- ``floordiv(num, den)`` where ``den`` is a positive
+  constant or an expression proved to be >= 1;
+* :class:`Max0` -- ``max(arg, 0)``.
+
+``mod`` and ``min`` are not atoms: ``mod(x, y) = x - y*floordiv(x, y)`` and
+``min(x, y) = x + y - max(x, y)``, and ``max(x, y) = y + max(x - y, 0)``.  A
+smaller basis means fewer ways to write one value, so more equal values get
+identical canonical forms.
+
+Representation: ``_terms`` maps a *monomial* to its non-zero coefficient.  A
+monomial is a tuple of ``(atom, exponent)`` pairs sorted by the atoms' sort
+keys; the constant monomial is ``()``.  A value that is constant is always a
+plain Python ``int``, never a ``DimExpr``.  Equality is equality of the term
+maps (and scope), so it is cheap, never raises and agrees with ``hash``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Union
+
+import numpy as np
+
+from symshape.errors import DivisionByZeroRiskError, ScopeMismatchError, UnknownDimensionError
+
+if TYPE_CHECKING:
+    from symshape.scope import SymbolicScope
+
+# ---------------------------------------------------------------------------
+# Atoms
+
+
+class Atom:
+    """An opaque integer-valued building block of monomials.
+
+    Atoms are interned (variables globally by name, floordivs and maxes per
+    scope), so equality and hashing are by identity: that keeps dictionary
+    operations on monomials in C, which is most of the arithmetic's cost.
+    Create them only through :func:`make_var`, :func:`make_floordiv_atom` and
+    :func:`make_max0_atom`.
+    """
+
+    __slots__ = ("_key", "__weakref__")
+    _key: tuple[Any, ...]
+
+    @property
+    def sort_key(self) -> tuple[Any, ...]:
+        """A total order on atoms: variables by name, then floordivs, then maxes."""
+        return self._key
+
+    def __lt__(self, other: Atom) -> bool:
+        return self._key < other._key
+
+    def evaluate(self, env: Mapping[str, Any]) -> Any:
+        """Value of the atom under ``env`` (ints or numpy integer arrays)."""
+        raise NotImplementedError
+
+    @property
+    def operands(self) -> tuple[DimExpr | int, ...]:
+        """The sub-expressions of the atom (empty for a variable)."""
+        return ()
+
+
+class Var(Atom):
+    """A dimension variable (an integer >= 1)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._key = (0, name)
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def evaluate(self, env: Mapping[str, Any]) -> Any:
+        try:
+            return env[self.name]
+        except KeyError:
+            raise UnknownDimensionError(
+                f"no value for dimension variable '{self.name}' "
+                f"(given: {sorted(env) if env else 'none'})") from None
+
+
+class FloorDiv(Atom):
+    """``floordiv(num, den)`` with ``den`` >= 1 (constant or proved)."""
+
+    __slots__ = ("num", "den")
+
+    def __init__(self, num: DimExpr | int, den: DimExpr | int) -> None:
+        self.num = num
+        self.den = den
+        self._key = (1, _expr_key(num), _expr_key(den))
+
+    def __repr__(self) -> str:
+        return f"floordiv({self.num}, {self.den})"
+
+    @property
+    def operands(self) -> tuple[DimExpr | int, ...]:
+        return (self.num, self.den)
+
+    def evaluate(self, env: Mapping[str, Any]) -> Any:
+        return _eval(self.num, env) // _eval(self.den, env)
+
+
+class Max0(Atom):
+    """``max(arg, 0)``; ``arg`` has a positive leading coefficient and content 1."""
+
+    __slots__ = ("arg",)
+
+    def __init__(self, arg: DimExpr) -> None:
+        self.arg = arg
+        self._key = (2, _expr_key(arg))
+
+    def __repr__(self) -> str:
+        return f"max({self.arg}, 0)"
+
+    @property
+    def operands(self) -> tuple[DimExpr | int, ...]:
+        return (self.arg,)
+
+    def evaluate(self, env: Mapping[str, Any]) -> Any:
+        v = _eval(self.arg, env)
+        return np.maximum(v, 0) if isinstance(v, np.ndarray) else max(v, 0)
+
+
+_VARS: dict[str, Var] = {}
+
+
+def make_var(name: str) -> Var:
+    """The unique :class:`Var` atom named ``name``."""
+    v = _VARS.get(name)
+    if v is None:
+        v = _VARS.setdefault(name, Var(name))
+    return v
+
+
+def make_floordiv_atom(num: DimExpr | int, den: DimExpr | int,
+                       scope: SymbolicScope) -> FloorDiv:
+    """The unique :class:`FloorDiv` atom of ``scope`` with these (normalized) operands."""
+    key = ("fd", num, den)
+    a = scope._atoms.get(key)
+    if a is None:
+        a = scope._atoms.setdefault(key, FloorDiv(num, den))
+    return a  # type: ignore[return-value]
+
+
+def make_max0_atom(arg: DimExpr, scope: SymbolicScope) -> Max0:
+    """The unique :class:`Max0` atom of ``scope`` for the (normalized) ``arg``."""
+    key = ("max0", arg)
+    a = scope._atoms.get(key)
+    if a is None:
+        a = scope._atoms.setdefault(key, Max0(arg))
+    return a  # type: ignore[return-value]
+
+
+Mono = tuple[tuple[Atom, int], ...]
+Terms = dict[Mono, int]
+DimLike = Union["DimExpr", int]
+
+_ONE: Mono = ()
+
+
+def _expr_key(e: DimExpr | int) -> tuple[Any, ...]:
+    return (0, e) if isinstance(e, int) else e.sort_key
+
+
+class _MonoKeys(dict[Any, tuple[Any, ...]]):
+    """Monomial -> graded-lex sort key; lookups of known monomials stay in C."""
+
+    def __missing__(self, m: Mono) -> tuple[Any, ...]:
+        if len(self) > 100_000:  # bound memory; keys are cheap to recompute
+            self.clear()
+        k = self[m] = (-sum(e for _, e in m), tuple((a._key, -e) for a, e in m))
+        return k
+
+
+_MONO_KEYS = _MonoKeys()
+mono_key = _MONO_KEYS.__getitem__
+"""Graded-lex order key of a monomial (smaller key = leading)."""
+
+
+def mono_degree(m: Mono) -> int:
+    """Total degree of a monomial."""
+    return sum(k for _, k in m)
+
+
+def mono_mul(m1: Mono, m2: Mono) -> Mono:
+    """Product of two monomials."""
+    if not m1:
+        return m2
+    if not m2:
+        return m1
+    if len(m1) == 1 and len(m2) == 1:
+        (a1, k1), = m1
+        (a2, k2), = m2
+        if a1 is a2:
+            return ((a1, k1 + k2),)
+        return (m1[0], m2[0]) if a1._key < a2._key else (m2[0], m1[0])
+    acc: dict[Atom, int] = dict(m1)
+    for a, k in m2:
+        acc[a] = acc.get(a, 0) + k
+    return tuple(sorted(acc.items(), key=lambda p: p[0]._key))
+
+
+def mono_div(m: Mono, d: Mono) -> Mono | None:
+    """``m / d`` if ``d`` divides ``m``, else ``None``."""
+    acc = dict(m)
+    for a, k in d:
+        have = acc.get(a, 0)
+        if have < k:
+            return None
+        if have == k:
+            del acc[a]
+        else:
+            acc[a] = have - k
+    return tuple(sorted(acc.items(), key=lambda p: p[0]._key))
+
+
+# ---------------------------------------------------------------------------
+# Expressions
+
+_new = object.__new__
+
+
+class DimExpr:
+    """A symbolic dimension expression in canonical form.
+
+    Build them with :func:`symshape.symbolic_shape`; combine them with ``+ - *
+    // % divmod **`` and Python ints.  Comparisons ``>= > <= <`` return a
+    ``bool`` when decided for every valuation allowed by the scope and raise
+    :class:`~symshape.InconclusiveDimensionOperation` otherwise; ``==`` is
+    identity of canonical forms.
+    """
+
+    __slots__ = ("_terms", "_scope", "_hash", "_sorted", "_key", "__weakref__")
+    __array_priority__ = 1000  # numpy scalars defer to our reflected operators
+
+    _terms: Terms
+    _scope: SymbolicScope
+
+    def __init__(self, terms: Terms, scope: SymbolicScope) -> None:
+        # Use make() instead: it returns an int for constant results.
+        self._terms = terms
+        self._scope = scope
+        self._hash: int | None = None
+        self._sorted: tuple[tuple[Mono, int], ...] | None = None
+        self._key: tuple[Any, ...] | None = None
+
+    # -- construction helpers ------------------------------------------------
+    @staticmethod
+    def make(terms: Terms, scope: SymbolicScope) -> DimExpr | int:
+        """Wrap a term map (zero coefficients already dropped), applying scope rules."""
+        if scope._term_rules and terms:
+            terms = scope._apply_term_rules(terms)
+        n = len(terms)
+        if n <= 1:
+            if n == 0:
+                return 0
+            if _ONE in terms:
+                return terms[_ONE]
+        e = _new(DimExpr)
+        e._terms = terms
+        e._scope = scope
+        e._hash = e._sorted = e._key = None
+        return e
+
+    @property
+    def scope(self) -> SymbolicScope:
+        """The :class:`~symshape.SymbolicScope` the expression belongs to."""
+        return self._scope
+
+    @property
+    def terms(self) -> Terms:
+        """The monomial -> coefficient map (do not mutate)."""
+        return self._terms
+
+    def sorted_terms(self) -> tuple[tuple[Mono, int], ...]:
+        """Terms in canonical order: leading (highest degree, then lex) first."""
+        st = self._sorted
+        if st is None:
+            st = self._sorted = tuple(sorted(self._terms.items(),
+                                             key=lambda t: mono_key(t[0])))
+        return st
+
+    @property
+    def sort_key(self) -> tuple[Any, ...]:
+        """A key giving a total order on expressions (used to order atoms)."""
+        k = self._key
+        if k is None:
+            k = self._key = (1,) + tuple((mono_key(m), c) for m, c in self.sorted_terms())
+        return k
+
+    @property
+    def leading_term(self) -> tuple[Mono, int]:
+        """The leading ``(monomial, coefficient)``: highest degree, then lex."""
+        st = self._sorted
+        if st is not None:
+            return st[0]
+        m = min(self._terms, key=mono_key)
+        return m, self._terms[m]
+
+    @property
+    def leading_coefficient(self) -> int:
+        """Coefficient of the leading term."""
+        return self.leading_term[1]
+
+    @property
+    def constant(self) -> int:
+        """The constant term."""
+        return self._terms.get(_ONE, 0)
+
+    @property
+    def free_vars(self) -> set[str]:
+        """Names of the dimension variables the expression depends on."""
+        out: set[str] = set()
+        for a in self.atoms(recursive=True):
+            if type(a) is Var:
+                out.add(a.name)
+        return out
+
+    def atoms(self, recursive: bool = False) -> set[Atom]:
+        """Atoms of the top-level monomials (and, if ``recursive``, nested ones)."""
+        out: set[Atom] = set()
+        stack: list[DimExpr] = [self]
+        while stack:
+            e = stack.pop()
+            for m in e._terms:
+                for a, _ in m:
+                    if a in out:
+                        continue
+                    out.add(a)
+                    if recursive:
+                        stack.extend(o for o in a.operands if isinstance(o, DimExpr))
+        return out
+
+    def is_linear(self) -> bool:
+        """True if every monomial has degree <= 1."""
+        return all(len(m) <= 1 and (not m or m[0][1] == 1) for m in self._terms)
+
+    # -- hashing and equality -------------------------------------------------
+    def __hash__(self) -> int:
+        h = self._hash
+        if h is None:
+            h = self._hash = hash(frozenset(self._terms.items()))
+        return h
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if isinstance(other, DimExpr):
+            return (self._scope is other._scope and hash(self) == hash(other)
+                    and self._terms == other._terms)
+        return False  # a DimExpr is never a constant: constants are ints
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    # -- arithmetic -------------------------------------------------------------
+    def _coerce(self, other: Any, op: str) -> DimExpr | int | None:
+        if isinstance(other, DimExpr):
+            if other._scope is not self._scope:
+                self._scope._raise_mismatch(other, op, self)
+            return other
+        return _as_int(other)
+
+    def __add__(self, other: Any) -> DimExpr | int:
+        if type(other) is DimExpr and other._scope is self._scope:
+            out = self._terms.copy()
+            get = out.get
+            for m, c in other._terms.items():
+                c += get(m, 0)
+                if c:
+                    out[m] = c
+                else:
+                    del out[m]
+            return DimExpr.make(out, self._scope)
+        o = self._coerce(other, "+")
+        if o is None:
+            return NotImplemented
+        return _add(self._terms, o, 1, self._scope)
+
+    __radd__ = __add__
+
+    def __sub__(self, other: Any) -> DimExpr | int:
+        o = self._coerce(other, "-")
+        if o is None:
+            return NotImplemented
+        return _add(self._terms, o, -1, self._scope)
+
+    def __rsub__(self, other: Any) -> DimExpr | int:
+        o = self._coerce(other, "-")
+        if o is None:
+            return NotImplemented
+        return _add(_neg_terms(self._terms), o, 1, self._scope)
+
+    def __neg__(self) -> DimExpr | int:
+        return DimExpr.make(_neg_terms(self._terms), self._scope)
+
+    def __pos__(self) -> DimExpr:
+        return self
+
+    def __mul__(self, other: Any) -> DimExpr | int:
+        if type(other) is int:
+            if other == 1:
+                return self
+            if other == 0:
+                return 0
+            return DimExpr.make({m: c * other for m, c in self._terms.items()}, self._scope)
+        o = self._coerce(other, "*")
+        if o is None:
+            return NotImplemented
+        return _mul(self, o, self._scope)
+
+    __rmul__ = __mul__
+
+    def __pow__(self, power: Any, modulo: Any = None) -> DimExpr | int:
+        if modulo is not None:
+            return NotImplemented
+        p = _as_int(power)
+        if p is None:
+            raise TypeError(f"exponent of a dimension expression must be a non-negative int, "
+                            f"got {power!r}")
+        if p < 0:
+            raise ValueError(f"negative exponent {p} of dimension expression '{self}'")
+        result: DimExpr | int = 1
+        base: DimExpr | int = self
+        while p:
+            if p & 1:
+                result = _mul_any(result, base, self._scope)
+            p >>= 1
+            if p:
+                base = _mul_any(base, base, self._scope)
+        return result
+
+    def __floordiv__(self, other: Any) -> DimExpr | int:
+        o = self._coerce(other, "//")
+        if o is None:
+            return NotImplemented
+        return floordiv(self, o)
+
+    def __rfloordiv__(self, other: Any) -> DimExpr | int:
+        o = self._coerce(other, "//")
+        if o is None:
+            return NotImplemented
+        return floordiv(o, self)
+
+    def __mod__(self, other: Any) -> DimExpr | int:
+        o = self._coerce(other, "%")
+        if o is None:
+            return NotImplemented
+        return mod(self, o)
+
+    def __rmod__(self, other: Any) -> DimExpr | int:
+        o = self._coerce(other, "%")
+        if o is None:
+            return NotImplemented
+        return mod(o, self)
+
+    def __divmod__(self, other: Any) -> tuple[DimExpr | int, DimExpr | int]:
+        o = self._coerce(other, "divmod")
+        if o is None:
+            return NotImplemented
+        return floordiv(self, o), mod(self, o)
+
+    def __rdivmod__(self, other: Any) -> tuple[DimExpr | int, DimExpr | int]:
+        o = self._coerce(other, "divmod")
+        if o is None:
+            return NotImplemented
+        return floordiv(o, self), mod(o, self)
+
+    def __truediv__(self, other: Any) -> Any:
+        raise TypeError(f"true division '/' of dimension expression '{self}' by {other!r} is "
+                        "not supported: dimensions are integers, use '//' (floor division)")
+
+    def __rtruediv__(self, other: Any) -> Any:
+        raise TypeError(f"true division '/' of {other!r} by dimension expression '{self}' is "
+                        "not supported: dimensions are integers, use '//' (floor division)")
+
+    # -- comparisons ----------------------------------------------------------
+    def __ge__(self, other: Any) -> bool:
+        return self._scope._compare(self, other, ">=")
+
+    def __gt__(self, other: Any) -> bool:
+        return self._scope._compare(self, other, ">")
+
+    def __le__(self, other: Any) -> bool:
+        return self._scope._compare(self, other, "<=")
+
+    def __lt__(self, other: Any) -> bool:
+        return self._scope._compare(self, other, "<")
+
+    def __bool__(self) -> bool:
+        # A dimension variable is >= 1, so a nonzero test is a comparison.
+        return self._scope._compare(self, 0, "!=")
+
+    def __int__(self) -> int:
+        raise TypeError(f"symbolic dimension '{self}' has no concrete int value; "
+                        "use evaluate() with values for its variables")
+
+    __index__ = __int__
+
+    # -- evaluation and printing ---------------------------------------------
+    def evaluate(self, env: Mapping[str, Any]) -> Any:
+        """Value under ``env`` (a mapping of variable names to ints).
+
+        Values may also be numpy integer arrays of a common shape; then the
+        result is an ``int64`` array computed elementwise with floor semantics.
+        """
+        arrays = any(isinstance(v, np.ndarray) for v in env.values())
+        if arrays:
+            env = {k: np.asarray(v, dtype=np.int64) for k, v in env.items()}
+        v = _eval(self, env)
+        if arrays:
+            return np.asarray(v, dtype=np.int64)
+        return int(v)
+
+    def __str__(self) -> str:
+        from symshape.printing import expr_to_str
+        return expr_to_str(self)
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+    def __reduce__(self) -> Any:
+        raise TypeError("DimExpr objects are tied to their scope and cannot be pickled; "
+                        "pickle str(e) and the scope's constraints instead")
+
+
+def _as_int(x: Any) -> int | None:
+    """Convert ints, numpy integer scalars and 0-d integer arrays; else ``None``."""
+    if type(x) is int:
+        return x
+    if isinstance(x, bool):
+        return int(x)
+    if isinstance(x, int | np.integer):
+        return int(x)
+    if isinstance(x, np.ndarray) and x.ndim == 0 and np.issubdtype(x.dtype, np.integer):
+        return int(x)
+    return None
+
+
+def _neg_terms(t: Terms) -> Terms:
+    return {m: -c for m, c in t.items()}
+
+
+def _add(terms: Terms, other: DimExpr | int, sign: int, scope: SymbolicScope) -> DimExpr | int:
+    out = dict(terms)
+    if type(other) is int:
+        if other:
+            c = out.get(_ONE, 0) + sign * other
+            if c:
+                out[_ONE] = c
+            else:
+                del out[_ONE]
+        return DimExpr.make(out, scope)
+    assert isinstance(other, DimExpr)
+    for m, c in other._terms.items():
+        c = out.get(m, 0) + sign * c
+        if c:
+            out[m] = c
+        else:
+            del out[m]
+    return DimExpr.make(out, scope)
+
+
+def _mul(e: DimExpr, other: DimExpr | int, scope: SymbolicScope) -> DimExpr | int:
+    if type(other) is int:
+        if other == 0:
+            return 0
+        if other == 1:
+            return e
+        return DimExpr.make({m: c * other for m, c in e._terms.items()}, scope)
+    assert isinstance(other, DimExpr)
+    out: Terms = {}
+    for m1, c1 in e._terms.items():
+        for m2, c2 in other._terms.items():
+            m = mono_mul(m1, m2)
+            c = out.get(m, 0) + c1 * c2
+            if c:
+                out[m] = c
+            else:
+                del out[m]
+    return DimExpr.make(out, scope)
+
+
+def _mul_any(x: DimExpr | int, y: DimExpr | int, scope: SymbolicScope) -> DimExpr | int:
+    if isinstance(x, DimExpr):
+        return _mul(x, y, scope)
+    if isinstance(y, DimExpr):
+        return _mul(y, x, scope)
+    return x * y
+
+
+def _eval(e: DimExpr | int, env: Mapping[str, Any]) -> Any:
+    if type(e) is int:
+        return e
+    assert isinstance(e, DimExpr)
+    total: Any = 0
+    for m, c in e._terms.items():
+        v: Any = c
+        for a, k in m:
+            av = a.evaluate(env)
+            v = v * (av if k == 1 else av ** k)
+        total = total + v
+    return total
+
+
+# ---------------------------------------------------------------------------
+# Scope-aware constructors for floordiv, mod, max, min
+
+
+def _scope_of(*xs: Any) -> SymbolicScope | None:
+    scope = None
+    for x in xs:
+        if isinstance(x, DimExpr):
+            if scope is None:
+                scope = x._scope
+            elif x._scope is not scope:
+                scope._raise_mismatch(x, "combining", None)
+    return scope
+
+
+def _check_operand(x: Any, what: str) -> DimExpr | int:
+    if isinstance(x, DimExpr):
+        return x
+    v = _as_int(x)
+    if v is None:
+        raise TypeError(f"{what}: expected an int or a symbolic dimension, got {x!r}")
+    return v
+
+
+def floordiv(x: DimLike, y: DimLike) -> DimExpr | int:
+    """``floor(x / y)`` with Python semantics, in canonical form."""
+    x = _check_operand(x, "floordiv")
+    y = _check_operand(y, "floordiv")
+    scope = _scope_of(x, y)
+    if scope is None:
+        assert isinstance(x, int) and isinstance(y, int)
+        return x // y
+    if isinstance(y, int):
+        if y == 0:
+            raise ZeroDivisionError(f"floordiv({x}, 0): division by zero")
+        if y < 0:
+            return floordiv(-x, -y)
+        if y == 1:
+            return x
+        assert isinstance(x, DimExpr)
+        key = (x, y)
+        cached = scope._floordiv_cache.get(key)
+        if cached is None:
+            cached = scope._floordiv_cache[key] = _floordiv_const(x, y, scope)
+        return cached
+    key = (x, y)
+    cached = scope._floordiv_cache.get(key)
+    if cached is None:
+        cached = scope._floordiv_cache[key] = _floordiv_sym(x, y, scope)
+    return cached
+
+
+def _split_coefficients(terms: Terms, k: int) -> tuple[Terms, Terms]:
+    """Split ``terms`` into ``k*quot + rem``: non-constant remainder coefficients
+    in ``(-k/2, k/2]``, constant remainder in ``[0, k)``."""
+    quot: Terms = {}
+    rem: Terms = {}
+    half = k // 2
+    for m, c in terms.items():
+        q, r = divmod(c, k)
+        if m and r > half:
+            q, r = q + 1, r - k
+        if q:
+            quot[m] = q
+        if r:
+            rem[m] = r
+    return quot, rem
+
+
+def _floordiv_const(x: DimExpr, k: int, scope: SymbolicScope) -> DimExpr | int:
+    """``floordiv(x, k)`` for a constant ``k >= 2``.
+
+    ``x == k*P + R + c``: ``P`` is pulled out (integer valued), ``R`` keeps
+    coefficients in ``(-k/2, k/2]`` and ``0 <= c < k``.
+    """
+    quot, rem = _split_coefficients(x._terms, k)
+    const = rem.pop(_ONE, 0)
+    pulled: DimExpr | int = DimExpr.make(quot, scope) if quot else 0
+    if not rem:
+        return pulled  # floordiv(c, k) == 0 for 0 <= c < k
+    # Content: floordiv(g*R + c, g*k') == floordiv(R + c // g, k')
+    g = k
+    for c in rem.values():
+        g = math.gcd(g, c)
+        if g == 1:
+            break
+    if g > 1:
+        rem = {m: c // g for m, c in rem.items()}
+        const //= g
+        k //= g
+        if k == 1:
+            return pulled + DimExpr.make(rem, scope) + const
+    lead = min(rem, key=mono_key)
+    if rem[lead] < 0:
+        # floordiv(y, k) == -floordiv(-y + k - 1, k): keep the leading sign positive.
+        flipped = {m: -c for m, c in rem.items()}
+        if k - 1 - const:
+            flipped[_ONE] = k - 1 - const
+        return pulled - _floordiv_const_atom(flipped, k, scope)
+    if const:
+        rem[_ONE] = const
+    return pulled + _floordiv_const_atom(rem, k, scope)
+
+
+def _floordiv_const_atom(terms: Terms, k: int, scope: SymbolicScope) -> DimExpr | int:
+    """``floordiv(R, k)`` for normalized ``R`` (no further splitting)."""
+    # Reduce coefficients again (the sign flip may have produced -k/2).
+    quot, rem = _split_coefficients(terms, k)
+    if quot:
+        num0 = DimExpr.make(rem, scope) if rem else 0
+        return DimExpr.make(quot, scope) + floordiv(num0, k)
+    num = DimExpr.make(rem, scope)
+    if isinstance(num, int):
+        return num // k
+    # floordiv(floordiv(x, k1) + R, k2) == floordiv(x + k1*R, k1*k2)
+    for m, c in num._terms.items():
+        if c == 1 and len(m) == 1 and m[0][1] == 1:
+            a = m[0][0]
+            if type(a) is FloorDiv and isinstance(a.den, int):
+                rest = num - DimExpr({m: 1}, scope)
+                return floordiv(a.num + a.den * rest, a.den * k)
+    lb, ub = scope._interval(num)
+    if lb >= 0 and ub < k:
+        return 0
+    if math.isfinite(lb) and math.isfinite(ub) and lb // k == ub // k:
+        return int(lb // k)
+    return DimExpr.make({((make_floordiv_atom(num, k, scope), 1),): 1}, scope)
+
+
+def _floordiv_sym(x: DimExpr | int, y: DimExpr, scope: SymbolicScope) -> DimExpr | int:
+    """``floordiv(x, y)`` for a symbolic divisor ``y``."""
+    sign = scope._sign(y)
+    if sign == 0 and scope._interval(y)[0] >= 0:
+        # A divisor that is >= 0 but may be 0 (JAX accepts `mod(b, floordiv(a, 2))`):
+        # the expression only has a value where the divisor is >= 1, so the scope
+        # records that as a domain condition, as a spec's `b` implies `b >= 1`.
+        scope._add_domain_condition(y - 1, f"divisor '{y}' of floordiv/mod is >= 1")
+        sign = 1
+    if sign == 0:
+        lb, ub = scope._interval(y)
+        raise DivisionByZeroRiskError(
+            f"division by '{y}', which may be zero or change sign (its bounds are "
+            f"[{lb}, {ub}]); add a constraint such as '{y} >= 1' to the scope")
+    if sign < 0:
+        return floordiv(-x, -y)
+    # Exact polynomial division pulls out the integer-valued quotient:
+    # floordiv(q*y + r, y) == q + floordiv(r, y).
+    quot, rem = poly_divmod(x, y, scope)
+    if isinstance(rem, int) and rem == 0:
+        return quot
+    if isinstance(rem, int):
+        atom: DimExpr | int = _floordiv_sym_atom(rem, y, scope)
+    else:
+        atom = _floordiv_sym_atom(rem, y, scope)
+    return quot + atom
+
+
+def _floordiv_sym_atom(num: DimExpr | int, den: DimExpr, scope: SymbolicScope) -> DimExpr | int:
+    nlb, nub = scope._interval(num)
+    dlb, _ = scope._interval(den)
+    if nlb >= 0 and nub < dlb:
+        return 0
+    return DimExpr.make({((make_floordiv_atom(num, den, scope), 1),): 1}, scope)
+
+
+def poly_divmod(x: DimExpr | int, y: DimExpr,
+                scope: SymbolicScope) -> tuple[DimExpr | int, DimExpr | int]:
+    """Multivariate division by leading terms: ``x == q*y + r`` with integer
+    coefficients, where no term of ``r`` is divisible by ``y``'s leading term."""
+    if isinstance(x, int):
+        return 0, x
+    lead_m, lead_c = y.sorted_terms()[0]
+    rem = dict(x._terms)
+    quot: Terms = {}
+    out_rem: Terms = {}
+    ysorted = y.sorted_terms()
+    for _ in range(10_000):  # termination is guaranteed; this bounds pathological sizes
+        if not rem:
+            break
+        m, c = min(rem.items(), key=lambda t: mono_key(t[0]))
+        qm = mono_div(m, lead_m)
+        if qm is None or c % lead_c:
+            out_rem[m] = c
+            del rem[m]
+            continue
+        qc = c // lead_c
+        quot[qm] = quot.get(qm, 0) + qc
+        for ym, yc in ysorted:
+            pm = mono_mul(qm, ym)
+            v = rem.get(pm, 0) - qc * yc
+            if v:
+                rem[pm] = v
+            else:
+                rem.pop(pm, None)
+    else:
+        return 0, x
+    quot = {m: c for m, c in quot.items() if c}
+    return DimExpr.make(quot, scope), DimExpr.make(out_rem, scope)
+
+
+def mod(x: DimLike, y: DimLike) -> DimExpr | int:
+    """``x - y*floordiv(x, y)`` (Python's ``%``), in canonical form."""
+    x = _check_operand(x, "mod")
+    y = _check_operand(y, "mod")
+    if isinstance(x, int) and isinstance(y, int):
+        if y == 0:
+            raise ZeroDivisionError(f"mod({x}, 0): division by zero")
+        return x % y
+    q = floordiv(x, y)
+    return x - _mul_any(y, q, _scope_of(x, y))  # type: ignore[arg-type]
+
+
+def max_expr(x: DimLike, y: DimLike) -> DimExpr | int:
+    """``max(x, y)`` in canonical form, simplified when the order is decided by
+    the scope's bounds."""
+    x = _check_operand(x, "max")
+    y = _check_operand(y, "max")
+    scope = _scope_of(x, y)
+    if scope is None:
+        return max(x, y)  # type: ignore[type-var]
+    d = x - y
+    if isinstance(d, int):
+        return x if d >= 0 else y
+    if scope._ge0(d) is True:
+        return x
+    if scope._ge0(-d) is True:
+        return y
+    return y + _max0(d, scope)
+
+
+def _max0(d: DimExpr, scope: SymbolicScope) -> DimExpr | int:
+    """``max(d, 0)`` with ``d`` normalized: positive leading coefficient, content 1."""
+    if d.leading_coefficient < 0:
+        # max(d, 0) == d + max(-d, 0)
+        return d + _max0(-d, scope)  # type: ignore[arg-type]
+    g = 0
+    for c in d._terms.values():
+        g = math.gcd(g, c)
+        if g == 1:
+            break
+    if g > 1:
+        inner = DimExpr({m: c // g for m, c in d._terms.items()}, scope)
+        return DimExpr.make({((make_max0_atom(inner, scope), 1),): g}, scope)
+    return DimExpr.make({((make_max0_atom(d, scope), 1),): 1}, scope)
+
+
+def min_expr(x: DimLike, y: DimLike) -> DimExpr | int:
+    """``min(x, y)`` in canonical form (``x + y - max(x, y)``)."""
+    x = _check_operand(x, "min")
+    y = _check_operand(y, "min")
+    if isinstance(x, int) and isinstance(y, int):
+        return min(x, y)
+    return x + y - max_expr(x, y)
+
+
+def substitute(e: DimExpr | int, env: Mapping[str, DimExpr | int],
+               scope: SymbolicScope | None = None) -> DimExpr | int:
+    """Replace variables by expressions (or ints) and renormalize.
+
+    ``scope`` is the scope of the result (default: the scope of ``e``); the
+    replacements must belong to it.
+    """
+    if isinstance(e, int):
+        return e
+    target = scope if scope is not None else e._scope
+    cache: dict[Atom, DimExpr | int] = {}
+
+    def atom_value(a: Atom) -> DimExpr | int:
+        v = cache.get(a)
+        if v is not None:
+            return v
+        if type(a) is Var:
+            if a.name in env:
+                v = env[a.name]
+            else:
+                v = target._var(a.name)
+        elif type(a) is FloorDiv:
+            v = floordiv(rec(a.num), rec(a.den))
+        else:
+            assert type(a) is Max0
+            v = max_expr(rec(a.arg), 0)
+        cache[a] = v
+        return v
+
+    def rec(x: DimExpr | int) -> DimExpr | int:
+        if isinstance(x, int):
+            return x
+        total: DimExpr | int = 0
+        for m, c in x._terms.items():
+            v: DimExpr | int = c
+            for a, k in m:
+                av = atom_value(a)
+                for _ in range(k):
+                    v = _mul_any(v, av, target) if isinstance(av, DimExpr) else v * av
+            total = total + v
+        return total
+
+    return rec(e)
+
+
+def map_atoms(e: DimExpr | int, fn: Callable[[Atom], DimExpr | int],
+              scope: SymbolicScope) -> DimExpr | int:
+    """Rebuild ``e`` replacing each top-level atom ``a`` by ``fn(a)``."""
+    if isinstance(e, int):
+        return e
+    total: DimExpr | int = 0
+    for m, c in e._terms.items():
+        v: DimExpr | int = c
+        for a, k in m:
+            av = fn(a)
+            for _ in range(k):
+                v = _mul_any(v, av, scope) if isinstance(av, DimExpr) else v * av
+        total = total + v
+    return total
+
+
+def is_symbolic_dim(x: Any) -> bool:
+    """True if ``x`` is a symbolic dimension expression (not a constant)."""
+    return isinstance(x, DimExpr)
+
+
+def linear_combination(parts: Iterable[tuple[DimExpr | int, int]],
+                       scope: SymbolicScope) -> DimExpr | int:
+    """``sum(c * e for e, c in parts)`` built in one pass."""
+    out: Terms = {}
+    for e, k in parts:
+        if isinstance(e, int):
+            if e * k:
+                out[_ONE] = out.get(_ONE, 0) + e * k
+            continue
+        for m, c in e._terms.items():
+            out[m] = out.get(m, 0) + c * k
+    return DimExpr.make({m: c for m, c in out.items() if c}, scope)
+
+
+__all__ = [
+    "Atom", "DimExpr", "FloorDiv", "Max0", "Mono", "Terms", "Var", "floordiv", "is_symbolic_dim",
+    "make_floordiv_atom", "make_max0_atom", "make_var",
+    "linear_combination", "map_atoms", "max_expr", "min_expr", "mod", "mono_degree", "mono_key",
+    "mono_mul", "poly_divmod", "substitute",
+]

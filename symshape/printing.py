@@ -1,0 +1,132 @@
+"""Readable, canonical text for dimension expressions.
+
+The canonical form has no ``mod`` or ``min`` atoms and keeps ``max`` as
+``max(d, 0)``.  Printing recovers the familiar spellings where the terms allow
+it: ``x - k*floordiv(x, k)`` prints as ``mod(x, k)``, ``y + max(x - y, 0)`` as
+``max(x, y)`` and ``x - max(x - y, 0)`` as ``min(x, y)``.  The output re-parses
+to an equal expression in the same scope.
+"""
+
+from __future__ import annotations
+
+from symshape.expr import _ONE, DimExpr, FloorDiv, Max0, Mono, Terms, mono_key, mono_mul
+
+
+def _text(e: DimExpr | int) -> str:
+    return str(e) if isinstance(e, int) else expr_to_str(e)
+
+
+def _atom_text(a: object) -> str:
+    t = type(a)
+    if t is FloorDiv:
+        return f"floordiv({_text(a.num)}, {_text(a.den)})"  # type: ignore[attr-defined]
+    if t is Max0:
+        return f"max({_text(a.arg)}, 0)"  # type: ignore[attr-defined]
+    return a.name  # type: ignore[attr-defined]
+
+
+def _mono_text(m: Mono) -> str:
+    parts = []
+    for a, k in m:
+        s = _atom_text(a)
+        parts.append(s if k == 1 else f"{s}^{k}")
+    return "*".join(parts)
+
+
+def _contains(terms: Terms, sub: Terms, scale: int) -> bool:
+    return all(terms.get(m) == c * scale for m, c in sub.items())
+
+
+def _remove(terms: Terms, sub: Terms, scale: int) -> None:
+    for m in sub:
+        del terms[m]
+    del scale
+
+
+def _symbolic_mod(m: Mono, c: int, remaining: Terms) -> tuple[int, str] | None:
+    """Find ``t*(x - y*floordiv(x, y))`` for a symbolic ``y`` whose product with
+    the floordiv gives the term ``c*m``; remove its terms and return ``(t, text)``."""
+    for a, k in m:
+        if type(a) is not FloorDiv or k != 1 or isinstance(a.den, int):
+            continue
+        rest = tuple(p for p in m if p[0] is not a)
+        den_c = a.den.terms.get(rest)
+        if not den_c or c % den_c:
+            continue
+        t = -c // den_c
+        prod: Terms = {}
+        for dm, dc in a.den.terms.items():
+            pm = mono_mul(dm, ((a, 1),))
+            prod[pm] = prod.get(pm, 0) - dc
+        num_terms: Terms = {_ONE: a.num} if isinstance(a.num, int) else dict(a.num.terms)
+        if any(pm in num_terms for pm in prod):
+            continue
+        if not (_contains(remaining, prod, t) and _contains(remaining, num_terms, t)):
+            continue
+        _remove(remaining, prod, t)
+        _remove(remaining, num_terms, t)
+        return t, f"mod({_text(a.num)}, {_text(a.den)})"
+    return None
+
+
+def expr_to_str(e: DimExpr) -> str:
+    """Canonical text of ``e``: leading terms first, constant last."""
+    remaining: Terms = dict(e.terms)
+    # (sort key, coefficient, text) of the printed terms
+    out: list[tuple[tuple[object, ...], int, str]] = []
+    for m, c in sorted(e.terms.items(), key=lambda t: mono_key(t[0])):
+        if m not in remaining or not m:
+            continue
+        if len(m) > 1 or m[0][1] != 1:
+            found = _symbolic_mod(m, c, remaining)
+            if found is not None:
+                out.append((mono_key(m), found[0], found[1]))
+            continue
+        a = m[0][0]
+        if type(a) is FloorDiv and isinstance(a.den, int) and c % a.den == 0 and \
+                isinstance(a.num, DimExpr):
+            t = -c // a.den
+            num_terms = a.num.terms
+            if m not in num_terms and _contains(remaining, num_terms, t):
+                del remaining[m]
+                _remove(remaining, num_terms, t)
+                out.append((mono_key(m), t, f"mod({_text(a.num)}, {a.den})"))
+        elif type(a) is Max0:
+            d = a.arg.terms
+            if c > 0:
+                # y + max(d, 0) == max(y + d, y) with y the negated negative part of d
+                neg = {mm: -cc for mm, cc in d.items() if cc < 0}
+                if neg and m not in neg and _contains(remaining, neg, c):
+                    del remaining[m]
+                    _remove(remaining, neg, c)
+                    y = DimExpr.make(neg, e.scope)
+                    x = y + a.arg
+                    out.append((mono_key(m), c, f"max({_text(x)}, {_text(y)})"))
+            else:
+                # x - max(d, 0) == min(x, x - d) with x the positive part of d
+                pos = {mm: cc for mm, cc in d.items() if cc > 0}
+                if pos and m not in pos and _contains(remaining, pos, -c):
+                    del remaining[m]
+                    _remove(remaining, pos, -c)
+                    x = DimExpr.make(pos, e.scope)
+                    y = x - a.arg
+                    out.append((mono_key(m), -c, f"min({_text(x)}, {_text(y)})"))
+    for m, c in remaining.items():
+        out.append((mono_key(m), c, _mono_text(m) if m else ""))
+    out.sort(key=lambda t: t[0])
+    pieces: list[str] = []
+    for i, (_, c, body) in enumerate(out):
+        if not body:
+            term = str(abs(c))
+        elif abs(c) == 1:
+            term = body
+        else:
+            term = f"{abs(c)}*{body}"
+        if i == 0:
+            pieces.append(f"-{term}" if c < 0 else term)
+        else:
+            pieces.append(f" - {term}" if c < 0 else f" + {term}")
+    return "".join(pieces) if pieces else "0"
+
+
+__all__ = ["expr_to_str", "_ONE"]

@@ -1,0 +1,626 @@
+"""Symbolic scopes: the constraints that expressions live under.
+
+A scope owns the explicit constraints, the rewrite rules derived from its
+equality constraints, and the caches of everything that depends only on the
+constraints (interval bounds, floordiv normal forms, decisions).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from symshape.errors import (
+    InconclusiveDimensionOperation,
+    ScopeMismatchError,
+    SymshapeError,
+    UnsatisfiableConstraintsError,
+)
+from symshape.expr import (
+    _ONE,
+    DimExpr,
+    FloorDiv,
+    Max0,
+    Mono,
+    Terms,
+    Var,
+    _as_int,
+    make_var,
+    mono_key,
+)
+
+if TYPE_CHECKING:
+    from symshape.decision.engine import Decider
+
+Bound = float | int  # ints, or -math.inf / math.inf
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """One explicit constraint, normalized to ``diff >= 0`` or ``diff == 0``.
+
+    ``text`` is what the user wrote (for a chain, the whole chain), ``op`` is
+    ``">="`` or ``"=="`` and ``lhs``/``rhs`` the two sides after the strict
+    comparisons were tightened (``a > b`` is kept as ``a >= b + 1``).
+    """
+
+    text: str
+    op: str
+    lhs: DimExpr | int
+    rhs: DimExpr | int
+    diff: DimExpr | int
+
+    def __str__(self) -> str:
+        return f"{self.lhs} {self.op} {self.rhs}"
+
+
+def _caller_location() -> str:
+    """The first stack frame outside the symshape package, as ``file:line``."""
+    f = sys._getframe(1)
+    while f is not None and os.path.dirname(os.path.abspath(f.f_code.co_filename)).startswith(
+            _PACKAGE_DIR):
+        f = f.f_back  # type: ignore[assignment]
+    if f is None:
+        return "unknown location"
+    return f"{f.f_code.co_filename}:{f.f_lineno}"
+
+
+def _imul(x: Bound, y: Bound) -> Bound:
+    # Interval products: 0 * inf is 0, because the 0 side really is 0.
+    if x == 0 or y == 0:
+        return 0
+    return x * y
+
+
+def _mono_interval(lo_hi: list[tuple[Bound, Bound, int]]) -> tuple[Bound, Bound]:
+    lo: Bound = 1
+    hi: Bound = 1
+    for alo, ahi, k in lo_hi:
+        for _ in range(k):
+            cands = (_imul(lo, alo), _imul(lo, ahi), _imul(hi, alo), _imul(hi, ahi))
+            lo, hi = min(cands), max(cands)
+    return lo, hi
+
+
+class SymbolicScope:
+    """A set of constraints that the dimension variables of its expressions satisfy.
+
+    Args:
+      constraints: strings such as ``"a >= b + 8"``, ``"mod(b, 4) == 0"`` or
+        chains ``"16 <= a <= b"``.  ``>`` and ``<`` are tightened to ``>=``
+        and ``<=`` over the integers.  Every dimension variable is implicitly
+        ``>= 1``.
+
+    Raises:
+      UnsatisfiableConstraintsError: when no valuation satisfies the
+        constraints together with the implicit ones.
+      ParseError: for malformed constraints.
+    """
+
+    def __init__(self, constraints: Iterable[str] = ()) -> None:
+        if isinstance(constraints, str):
+            raise SymshapeError(
+                f"constraints must be a sequence of strings, got the string {constraints!r}; "
+                f"write [{constraints!r}]")
+        self._created_at = _caller_location()
+        self._lock = threading.RLock()
+        self._constraints: list[Constraint] = []
+        # Facts ``e >= 0`` that hold besides the explicit constraints, e.g. the
+        # ``>= 1`` of a variable that an equality rewrote away.
+        self._implicit: list[tuple[DimExpr | int, str]] = []
+        self._var_rules: dict[str, DimExpr | int] = {}
+        # ``k*m == e``: a term ``c*m`` with ``k | c`` is rewritten to ``(c//k)*e``.
+        self._term_rules: dict[Mono, tuple[int, DimExpr | int]] = {}
+        self._vars: dict[str, DimExpr | int] = {}
+        self._floordiv_cache: dict[Any, DimExpr | int] = {}
+        self._atoms: dict[Any, Any] = {}  # interned FloorDiv/Max0 atoms
+        self._interval_cache: dict[DimExpr, tuple[Bound, Bound]] = {}
+        self._mono_bounds: dict[Mono, tuple[Bound, Bound]] = {}
+        self._decider_obj: Decider | None = None
+        self._initialized = False
+        texts = list(constraints)
+        for text in texts:
+            if not isinstance(text, str):
+                raise SymshapeError(f"a constraint must be a string, got {text!r}")
+            self._add_constraint_text(text)
+        self._propagate_bounds()
+        self._initialized = True
+        if self._constraints:
+            self._check_satisfiable()
+
+    # -- public view ------------------------------------------------------------
+    @property
+    def constraints(self) -> tuple[Constraint, ...]:
+        """The explicit constraints, in the order given."""
+        return tuple(self._constraints)
+
+    @property
+    def constraint_texts(self) -> tuple[str, ...]:
+        """The explicit constraints as the user wrote them."""
+        seen: list[str] = []
+        for c in self._constraints:
+            if not seen or seen[-1] != c.text:
+                seen.append(c.text)
+        return tuple(seen)
+
+    @property
+    def created_at(self) -> str:
+        """``file:line`` of the code that created the scope."""
+        return self._created_at
+
+    def __str__(self) -> str:
+        cs = self.constraint_texts
+        body = ", ".join(repr(c) for c in cs) if cs else "no constraints"
+        return f"SymbolicScope({body}) created at {self._created_at}"
+
+    __repr__ = __str__
+
+    # -- variables and rules ------------------------------------------------------
+    def _var(self, name: str) -> DimExpr | int:
+        """The expression for variable ``name`` in this scope (rules applied)."""
+        v = self._vars.get(name)
+        if v is None:
+            v = self._var_rules.get(name)
+            if v is None:
+                v = DimExpr({((make_var(name), 1),): 1}, self)
+            self._vars[name] = v
+        return v
+
+    def var(self, name: str) -> DimExpr | int:
+        """Public accessor for the dimension variable ``name`` in this scope."""
+        return self._var(name)
+
+    def _apply_term_rules(self, terms: Terms) -> Terms:
+        hit = False
+        for m, c in terms.items():
+            rule = self._term_rules.get(m)
+            if rule is not None and c % rule[0] == 0:
+                hit = True
+                break
+        if not hit:
+            return terms
+        out: Terms = {}
+        for m, c in terms.items():
+            rule = self._term_rules.get(m)
+            if rule is not None and c % rule[0] == 0:
+                k, rhs = rule
+                if isinstance(rhs, int):
+                    add: Terms = {_ONE: rhs} if rhs else {}
+                else:
+                    add = rhs._terms
+                for m2, c2 in add.items():
+                    out[m2] = out.get(m2, 0) + (c // k) * c2
+            else:
+                out[m] = out.get(m, 0) + c
+        return {m: c for m, c in out.items() if c}
+
+    def _add_constraint_text(self, text: str) -> None:
+        from symshape.shapes import parse_comparison_in_scope
+        for op, lhs, rhs in parse_comparison_in_scope(text, self):
+            if op == "!=":
+                raise SymshapeError(f"'!=' is not allowed in a scope constraint: {text!r}")
+            if op in ("<=", "<"):
+                lhs, rhs, op = rhs, lhs, (">=" if op == "<=" else ">")
+            if op == ">":
+                rhs = rhs + 1
+                op = ">="
+            self._add_constraint(Constraint(text, op, lhs, rhs, lhs - rhs))
+
+    def _add_constraint(self, c: Constraint) -> None:
+        d = c.diff
+        if isinstance(d, int):
+            if (c.op == "==" and d != 0) or (c.op == ">=" and d < 0):
+                raise UnsatisfiableConstraintsError(
+                    f"unsatisfiable constraint {c.text!r}: it simplifies to "
+                    f"{d} {c.op} 0, which is false")
+            return  # trivially true: nothing to remember
+        self._constraints.append(c)
+        if c.op == "==":
+            self._add_rule(c)
+
+    def _add_rule(self, c: Constraint) -> None:
+        """Turn an equality into a rewrite rule when it has a term to solve for."""
+        d = c.diff
+        assert isinstance(d, DimExpr)
+        candidates: list[tuple[Mono, int]] = []
+        for side, other, sign in ((c.lhs, c.rhs, 1), (c.rhs, c.lhs, -1)):
+            if isinstance(side, DimExpr) and len(side._terms) == 1 and _ONE not in side._terms:
+                (m, k), = side._terms.items()
+                candidates.append((m, k))
+        # Otherwise: a variable with coefficient +-1, then any term, leading first.
+        for m, k in sorted(d._terms.items(), key=lambda t: mono_key(t[0])):
+            if m and (len(m) == 1 and m[0][1] == 1 and type(m[0][0]) is Var and abs(k) == 1):
+                candidates.append((m, k))
+        for m, k in sorted(d._terms.items(), key=lambda t: mono_key(t[0])):
+            if m:
+                candidates.append((m, k))
+        for m, k in candidates:
+            coeff = d._terms.get(m)
+            if coeff is None:
+                continue
+            rest = d - DimExpr({m: coeff}, self)
+            if _occurs(m, rest):
+                continue
+            if m in self._term_rules:
+                continue
+            # coeff*m + rest == 0  =>  |coeff|*m == -sign(coeff)*rest
+            k = abs(coeff)
+            rhs = -rest if coeff > 0 else rest
+            self._install_rule(m, k, rhs, c)
+            return
+
+    def _install_rule(self, m: Mono, k: int, rhs: DimExpr | int, c: Constraint) -> None:
+        if k == 1 and len(m) == 1 and m[0][1] == 1 and type(m[0][0]) is Var:
+            name = m[0][0].name
+            self._var_rules[name] = rhs
+            self._vars.pop(name, None)
+            self._implicit.append((rhs - 1, f"{name} >= 1, with {name} == {rhs} from {c.text!r}"))
+        self._term_rules[m] = (k, rhs)
+        self._floordiv_cache.clear()
+        self._interval_cache.clear()
+
+    def clear_caches(self) -> None:
+        """Drop every cached result of the scope (bounds, normal forms, decisions).
+
+        Answers do not change; this exists for benchmarks and memory control.
+        """
+        with self._lock:
+            self._interval_cache.clear()
+            self._floordiv_cache.clear()
+            if self._decider_obj is not None:
+                self._decider_obj = None
+
+    def _add_domain_condition(self, fact: DimExpr | int, reason: str) -> None:
+        """Record a fact ``fact >= 0`` that every expression of the scope relies on
+        to be defined (a symbolic divisor being >= 1)."""
+        with self._lock:
+            if any(f == fact for f, _ in self._implicit):
+                return
+            self._implicit.append((fact, reason))
+            self._interval_cache.clear()
+            self._decider_obj = None  # decisions may use the new fact
+
+    # -- bounds -----------------------------------------------------------------
+    def _facts(self) -> list[tuple[DimExpr | int, str]]:
+        """All known facts ``e >= 0`` (explicit constraints, both directions of
+        equalities, and implicit facts)."""
+        out: list[tuple[DimExpr | int, str]] = []
+        for c in self._constraints:
+            out.append((c.diff, c.text))
+            if c.op == "==":
+                out.append((-c.diff, c.text))
+        out.extend(self._implicit)
+        return out
+
+    def _propagate_bounds(self) -> None:
+        """Tighten monomial bounds from the linear structure of the facts.
+
+        A few rounds of bound propagation: for ``sum c_i*t_i + c0 >= 0`` each
+        ``t_j`` gets a bound from the others' bounds.  Rounds are capped, so a
+        cyclic set of constraints cannot loop; the decision procedure does the
+        complete job.
+        """
+        facts = [f for f, _ in self._facts() if isinstance(f, DimExpr)]
+        if not facts:
+            return
+        for _ in range(8):
+            changed = False
+            for f in facts:
+                items = [(m, c) for m, c in f._terms.items() if m]
+                c0 = f._terms.get(_ONE, 0)
+                contrib: list[tuple[Bound, Bound]] = []
+                for m, c in items:
+                    lo, hi = self._mono_interval(m)
+                    contrib.append((_imul(c, lo) if c > 0 else _imul(c, hi),
+                                    _imul(c, hi) if c > 0 else _imul(c, lo)))
+                total_hi = sum(h for _, h in contrib) + c0
+                for (m, c), (_, hi_j) in zip(items, contrib, strict=True):
+                    rest_hi = total_hi - hi_j if math.isfinite(total_hi) else math.inf
+                    if not math.isfinite(rest_hi):
+                        if math.isinf(hi_j) and sum(1 for _, h in contrib if math.isinf(h)) == 1:
+                            rest_hi = sum(h for _, h in contrib if not math.isinf(h)) + c0
+                        else:
+                            continue
+                    # c*t_m >= -rest_hi
+                    low = -rest_hi
+                    lo, hi = self._mono_interval(m)
+                    assert isinstance(low, int)
+                    if c > 0:
+                        new_lo = -((-low) // c)
+                        if new_lo > lo:
+                            self._mono_bounds[m] = (new_lo, hi)
+                            changed = True
+                    else:
+                        new_hi = low // c
+                        if new_hi < hi:
+                            self._mono_bounds[m] = (lo, new_hi)
+                            changed = True
+                    lo2, hi2 = self._mono_interval(m)
+                    if lo2 > hi2:
+                        raise UnsatisfiableConstraintsError(
+                            "unsatisfiable constraints: they force "
+                            f"{DimExpr({m: 1}, self)} into the empty range [{lo2}, {hi2}]; "
+                            f"constraints: {list(self.constraint_texts)}")
+            self._interval_cache.clear()
+            if not changed:
+                break
+
+    def _atom_interval(self, a: Any) -> tuple[Bound, Bound]:
+        t = type(a)
+        if t is Var:
+            return 1, math.inf
+        if t is FloorDiv:
+            nlo, nhi = self._interval(a.num)
+            if isinstance(a.den, int):
+                k = a.den
+                return (nlo // k if math.isfinite(nlo) else nlo,
+                        nhi // k if math.isfinite(nhi) else nhi)
+            dlo, dhi = self._interval(a.den)
+            dlo = max(dlo, 1)
+            if nlo >= 0:
+                lo = 0 if math.isinf(dhi) else nlo // dhi
+                hi = nhi if math.isinf(nhi) else nhi // dlo
+                return lo, hi
+            lo = nlo if math.isinf(nlo) else nlo // dlo
+            if nhi < 0:
+                return lo, (-1 if math.isinf(dhi) else nhi // dhi)
+            hi = nhi if math.isinf(nhi) else nhi // dlo
+            return lo, hi
+        assert t is Max0
+        lo, hi = self._interval(a.arg)
+        return max(lo, 0), max(hi, 0)
+
+    def _mono_interval(self, m: Mono) -> tuple[Bound, Bound]:
+        if len(m) == 1 and m[0][1] == 1:
+            lo, hi = self._atom_interval(m[0][0])
+        else:
+            lo, hi = _mono_interval([(*self._atom_interval(a), k) for a, k in m])
+        pb = self._mono_bounds.get(m)
+        if pb is not None:
+            lo, hi = max(lo, pb[0]), min(hi, pb[1])
+        return lo, hi
+
+    def _interval(self, e: DimExpr | int) -> tuple[Bound, Bound]:
+        """Cheap, sound interval bounds of ``e`` (cached per scope)."""
+        if isinstance(e, int):
+            return e, e
+        r = self._interval_cache.get(e)
+        if r is not None:
+            return r
+        lo, hi = self._sum_interval(e._terms)
+        if lo == -math.inf or hi == math.inf:
+            lo2, hi2 = self._relaxed_interval(e)
+            lo, hi = max(lo, lo2), min(hi, hi2)
+        r = (lo, hi)
+        self._interval_cache[e] = r
+        return r
+
+    def _sum_interval(self, terms: Terms) -> tuple[Bound, Bound]:
+        lo: Bound = 0
+        hi: Bound = 0
+        for m, c in terms.items():
+            if not m:
+                lo += c
+                hi += c
+                continue
+            mlo, mhi = self._mono_interval(m)
+            if c > 0:
+                lo += _imul(c, mlo)
+                hi += _imul(c, mhi)
+            else:
+                lo += _imul(c, mhi)
+                hi += _imul(c, mlo)
+        return lo, hi
+
+    def _relaxed_interval(self, e: DimExpr) -> tuple[Bound, Bound]:
+        """Interval of ``e`` after exposing the structure of its top-level atoms.
+
+        Atom-by-atom intervals lose the cancellation in ``a - 5*floordiv(a, 5)``
+        (``mod(a, 5)``) and in ``max(a, b) - a``.  Here each ``c*floordiv(N, k)``
+        is replaced by ``(c/k)*(N - r)`` with ``0 <= r <= k-1`` (scaling the whole
+        sum by the lcm of the divisors), and each ``c*max(D, 0)`` may be replaced
+        by ``c*D + c*max(-D, 0)``; every choice is sound, so the intersection is.
+        """
+        fds: list[tuple[Mono, int, FloorDiv]] = []
+        maxes: list[tuple[Mono, int, Max0]] = []
+        for m, c in e._terms.items():
+            if len(m) == 1 and m[0][1] == 1:
+                a = m[0][0]
+                if type(a) is FloorDiv and isinstance(a.den, int):
+                    fds.append((m, c, a))
+                elif type(a) is Max0:
+                    maxes.append((m, c, a))
+        if not fds and not maxes:
+            return -math.inf, math.inf
+        scale = 1
+        for _, _, a in fds:
+            scale = math.lcm(scale, a.den)  # type: ignore[arg-type]
+        base: Terms = {}
+        extra_lo: Bound = 0
+        extra_hi: Bound = 0
+        skip = {m for m, _, _ in fds} | {m for m, _, _ in maxes}
+        for m, c in e._terms.items():
+            if m not in skip:
+                base[m] = base.get(m, 0) + c * scale
+        for _, c, a in fds:
+            k = a.den
+            assert isinstance(k, int)
+            w = c * scale // k
+            num_terms = {_ONE: a.num} if isinstance(a.num, int) else a.num._terms
+            for m2, c2 in num_terms.items():
+                base[m2] = base.get(m2, 0) + w * c2
+            # -w * r with 0 <= r <= k - 1
+            extra_lo += min(0, -w * (k - 1))
+            extra_hi += max(0, -w * (k - 1))
+        best_lo: Bound = -math.inf
+        best_hi: Bound = math.inf
+        n = len(maxes)
+        choices = range(1 << n) if n <= 3 else (0, (1 << n) - 1)
+        for mask in choices:
+            terms = dict(base)
+            lo_x, hi_x = extra_lo, extra_hi
+            for i, (m, c, a) in enumerate(maxes):
+                w = c * scale
+                if mask >> i & 1:
+                    for m2, c2 in a.arg._terms.items():
+                        terms[m2] = terms.get(m2, 0) + w * c2
+                    dlo, dhi = self._interval(a.arg)
+                    mlo, mhi = max(0, -dhi), max(0, -dlo)  # max(-D, 0)
+                else:
+                    mlo, mhi = self._atom_interval(a)
+                lo_x += _imul(w, mlo) if w > 0 else _imul(w, mhi)
+                hi_x += _imul(w, mhi) if w > 0 else _imul(w, mlo)
+            lo, hi = self._sum_interval({m: c for m, c in terms.items() if c})
+            lo, hi = lo + lo_x, hi + hi_x
+            if lo != -math.inf:
+                best_lo = max(best_lo, -((-lo) // scale))
+            if hi != math.inf:
+                best_hi = min(best_hi, hi // scale)
+        return best_lo, best_hi
+
+    def _sign(self, e: DimExpr | int) -> int:
+        """1 if ``e >= 1`` is proved, -1 if ``e <= -1`` is proved, else 0."""
+        lo, hi = self._interval(e)
+        if lo >= 1:
+            return 1
+        if hi <= -1:
+            return -1
+        if not self._initialized:
+            return 0
+        if self._ge0(e - 1) is True:
+            return 1
+        if self._ge0(-e - 1) is True:
+            return -1
+        return 0
+
+    # -- decisions --------------------------------------------------------------
+    def _decider(self) -> Decider | None:
+        d = self._decider_obj
+        if d is None:
+            cls = _decider_class()
+            if cls is None:
+                return None
+            with self._lock:
+                if self._decider_obj is None:
+                    self._decider_obj = cls(self)
+                d = self._decider_obj
+        return d
+
+    def _ge0(self, e: DimExpr | int) -> bool | None:
+        """True if ``e >= 0`` for every valuation, False if ``e < 0`` for every
+        valuation, None if undecided."""
+        lo, hi = self._interval(e)
+        if lo >= 0:
+            return True
+        if hi < 0:
+            return False
+        d = self._decider()
+        if d is None:
+            return None
+        return d.decide_ge0(e)
+
+    def bounds(self, e: DimExpr | int) -> tuple[Bound, Bound]:
+        """Sound (and, for the linear fragment, tight) bounds of ``e``."""
+        if isinstance(e, int):
+            return e, e
+        self._check_same(e, "bounds")
+        d = self._decider()
+        if d is None:
+            return self._interval(e)
+        return d.bounds(e)
+
+    def _check_same(self, e: Any, what: str) -> None:
+        if isinstance(e, DimExpr) and e._scope is not self:
+            self._raise_mismatch(e, what, None)
+
+    def _raise_mismatch(self, other: DimExpr, op: str, mine: DimExpr | None) -> None:
+        mine_s = f"'{mine}' " if mine is not None else ""
+        raise ScopeMismatchError(
+            f"cannot mix symbolic scopes in {op!r}: {mine_s}belongs to {self}, "
+            f"but '{other}' belongs to {other._scope}. Create all dimensions of one "
+            "function with one scope (pass scope=...).")
+
+    def _compare(self, x: DimExpr, other: Any, op: str) -> bool:
+        if isinstance(other, DimExpr):
+            if other._scope is not self:
+                self._raise_mismatch(other, op, x)
+            y: DimExpr | int = other
+        else:
+            v = _as_int(other)
+            if v is None:
+                raise TypeError(f"cannot compare dimension '{x}' with {other!r}")
+            y = v
+        if op == ">=":
+            r = self._ge0(x - y)
+        elif op == ">":
+            r = self._ge0(x - y - 1)
+        elif op == "<=":
+            r = self._ge0(y - x)
+        elif op == "<":
+            r = self._ge0(y - x - 1)
+        else:  # "!=" (truth value): x != 0
+            d = x - y
+            pos = self._ge0(d - 1)
+            neg = self._ge0(-d - 1)
+            if pos or neg:
+                r = True
+            elif pos is False and neg is False:
+                r = False
+            else:
+                r = None
+        if r is None:
+            raise InconclusiveDimensionOperation(self._inconclusive_message(x, op, y))
+        return r
+
+    def _inconclusive_message(self, x: DimExpr | int, op: str, y: DimExpr | int) -> str:
+        shown = "!=" if op == "!=" else op
+        msg = f"Symbolic dimension comparison '{x}' {shown} '{y}' is inconclusive."
+        cs = self.constraint_texts
+        msg += ("\nScope constraints: " + "; ".join(cs)) if cs else \
+            "\nThe scope has no explicit constraints (every variable is >= 1)."
+        d = self._decider()
+        if d is not None:
+            msg += d.explain_inconclusive(x, op, y)
+        msg += ("\nSee https://docs.jax.dev/en/latest/export/shape_poly.html"
+                "#comparison-of-symbolic-dimensions-is-partially-supported")
+        return msg
+
+    def _check_satisfiable(self) -> None:
+        d = self._decider()
+        if d is not None:
+            d.check_satisfiable()
+
+    def symbolic_shape(self, spec: str | None, *, like: Sequence[int | None] | None = None
+                       ) -> tuple[DimExpr | int, ...]:
+        """Parse ``spec`` in this scope (see :func:`symshape.symbolic_shape`)."""
+        from symshape.shapes import symbolic_shape
+        return symbolic_shape(spec, scope=self, like=like)
+
+
+_DECIDER_CLASS: list[Any] = []
+
+
+def _decider_class() -> Any:
+    """The decision engine class, imported once (lazily: it imports the scope)."""
+    if not _DECIDER_CLASS:
+        try:
+            from symshape.decision.engine import Decider
+        except ImportError:  # only while the engine is absent from a checkout
+            Decider = None
+        _DECIDER_CLASS.append(Decider)
+    return _DECIDER_CLASS[0]
+
+
+def _occurs(m: Mono, e: DimExpr | int) -> bool:
+    """Does any atom of ``m`` occur in ``e`` (at any depth)?"""
+    if isinstance(e, int):
+        return False
+    atoms = {a for a, _ in m}
+    return bool(atoms & e.atoms(recursive=True))

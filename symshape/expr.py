@@ -249,9 +249,7 @@ class DimExpr:
         # Use make() instead: it returns an int for constant results.
         self._terms = terms
         self._scope = scope
-        self._hash: int | None = None
-        self._sorted: tuple[tuple[Mono, int], ...] | None = None
-        self._key: tuple[Any, ...] | None = None
+        # _hash, _sorted and _key are computed on first use (unset slots until then).
 
     # -- construction helpers ------------------------------------------------
     @staticmethod
@@ -268,7 +266,6 @@ class DimExpr:
         e = _new(DimExpr)
         e._terms = terms
         e._scope = scope
-        e._hash = e._sorted = e._key = None
         return e
 
     @property
@@ -283,28 +280,28 @@ class DimExpr:
 
     def sorted_terms(self) -> tuple[tuple[Mono, int], ...]:
         """Terms in canonical order: leading (highest degree, then lex) first."""
-        st = self._sorted
-        if st is None:
+        try:
+            return self._sorted
+        except AttributeError:
             st = self._sorted = tuple(sorted(self._terms.items(),
                                              key=lambda t: mono_key(t[0])))
-        return st
+            return st
 
     @property
     def sort_key(self) -> tuple[Any, ...]:
         """A key giving a total order on expressions (used to order atoms)."""
-        k = self._key
-        if k is None:
+        try:
+            return self._key
+        except AttributeError:
             k = self._key = (1,) + tuple((mono_key(m), c) for m, c in self.sorted_terms())
-        return k
+            return k
 
     @property
     def leading_term(self) -> tuple[Mono, int]:
         """The leading ``(monomial, coefficient)``: highest degree, then lex."""
-        st = self._sorted
-        if st is not None:
-            return st[0]
-        m = min(self._terms, key=mono_key)
-        return m, self._terms[m]
+        terms = self._terms
+        m = min(terms, key=mono_key)
+        return m, terms[m]
 
     @property
     def leading_coefficient(self) -> int:
@@ -346,10 +343,11 @@ class DimExpr:
 
     # -- hashing and equality -------------------------------------------------
     def __hash__(self) -> int:
-        h = self._hash
-        if h is None:
+        try:
+            return self._hash
+        except AttributeError:
             h = self._hash = hash(frozenset(self._terms.items()))
-        return h
+            return h
 
     def __eq__(self, other: object) -> bool:
         if self is other:

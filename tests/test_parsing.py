@@ -1,0 +1,614 @@
+"""The parsing layer: text -> neutral AST tuples, and its error messages."""
+
+from __future__ import annotations
+
+import ast
+import logging
+import threading
+import time
+from typing import Any
+
+import lark
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from symshape import parsing
+from symshape.errors import ParseError
+from symshape.parsing import parse_comparison, parse_expr, parse_spec
+
+Node = tuple[Any, ...]
+
+
+def strip(node: Any) -> Any:
+    """The AST without columns: ``("add", 1, x, y)`` -> ``("add", x', y')``."""
+    if isinstance(node, tuple):
+        return (node[0], *(strip(child) for child in node[2:]))
+    return node
+
+
+def E(text: str) -> Any:
+    return strip(parse_expr(text))
+
+
+def S(text: str) -> Any:
+    return tuple(strip(item) for item in parse_spec(text))
+
+
+def C(text: str) -> Any:
+    return tuple((op, strip(x), strip(y)) for op, x, y in parse_comparison(text))
+
+
+def v(name: str) -> Node:
+    return ("var", name)
+
+
+def i(n: int) -> Node:
+    return ("int", n)
+
+
+def raises(fn: Any, text: Any) -> ParseError:
+    with pytest.raises(ParseError) as info:
+        fn(text)
+    return info.value
+
+
+# --------------------------------------------------------------------------- node kinds
+
+
+def test_leaves_with_columns() -> None:
+    assert parse_expr("42") == ("int", 1, 42)
+    assert parse_expr("  a_1") == ("var", 3, "a_1")
+    assert parse_expr("B2") == ("var", 1, "B2")
+    assert parse_expr("\ta") == ("var", 2, "a")
+    big = "9" * 5000  # more digits than Python's default int/str conversion limit
+    node = parse_expr(big)
+    assert node[0] == "int" and node[2] == 10 ** 5000 - 1
+
+
+def test_leaf_values_are_plain_python_objects() -> None:
+    node = parse_expr("abc + 12")
+    assert type(node[2][2]) is str
+    assert type(node[3][2]) is int
+    assert type(parse_spec("_, ...")[0][0]) is str
+    op = parse_comparison("a >= b")[0][0]
+    assert type(op) is str
+
+
+def test_every_node_kind() -> None:
+    assert parse_expr("-a") == ("neg", 1, ("var", 2, "a"))
+    assert parse_expr("+a") == ("var", 1, "a")  # unary plus makes no node
+    assert parse_expr("a + 2") == ("add", 1, ("var", 1, "a"), ("int", 5, 2))
+    assert parse_expr("a - 2") == ("sub", 1, ("var", 1, "a"), ("int", 5, 2))
+    assert parse_expr("a * 2") == ("mul", 1, ("var", 1, "a"), ("int", 5, 2))
+    assert parse_expr("a // 2") == ("floordiv", 1, ("var", 1, "a"), ("int", 6, 2))
+    assert parse_expr("a % 2") == ("mod", 1, ("var", 1, "a"), ("int", 5, 2))
+    assert parse_expr("floordiv(a, 2)") == ("floordiv", 1, ("var", 10, "a"), ("int", 13, 2))
+    assert parse_expr("mod(a, 2)") == ("mod", 1, ("var", 5, "a"), ("int", 8, 2))
+    assert parse_expr("max(a, 2)") == ("max", 1, ("var", 5, "a"), ("int", 8, 2))
+    assert parse_expr("min (a, 2)") == ("min", 1, ("var", 6, "a"), ("int", 9, 2))
+    assert parse_expr("a^2") == ("pow", 1, ("var", 1, "a"), 2)
+    assert parse_expr("a ** 3") == ("pow", 1, ("var", 1, "a"), 3)
+    assert parse_expr("a ^ (2)") == ("pow", 1, ("var", 1, "a"), 2)
+    assert parse_spec("_, ...") == (("_", 1), ("...", 4))
+
+
+def test_valid_examples_from_the_spec() -> None:
+    assert E("max(a, min(b, 3))") == ("max", v("a"), ("min", v("b"), i(3)))
+    assert E("floordiv(a*b, a)") == ("floordiv", ("mul", v("a"), v("b")), v("a"))
+    assert E("mod(a + mod(a, 2), 2)") == ("mod", ("add", v("a"), ("mod", v("a"), i(2))), i(2))
+    assert E("a - -b") == ("sub", v("a"), ("neg", v("b")))
+    assert E("a // 2 % 3") == ("mod", ("floordiv", v("a"), i(2)), i(3))
+    assert E("maxi + min_1 + mod2") == ("add", ("add", v("maxi"), v("min_1")), v("mod2"))
+
+
+def test_columns_point_at_the_start_of_each_node() -> None:
+    # A parenthesised operand starts at its "(".
+    assert parse_expr("(a + 1) * 2") == (
+        "mul", 1, ("add", 1, ("var", 2, "a"), ("int", 6, 1)), ("int", 11, 2))
+    assert parse_expr("2 * (a)") == ("mul", 1, ("int", 1, 2), ("var", 5, "a"))
+    assert parse_expr("x - max(a, b)")[3][1] == 5
+    assert parse_expr("b + -a^2")[3] == ("neg", 5, ("pow", 6, ("var", 6, "a"), 2))
+
+
+# --------------------------------------------------------------------------- precedence
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("a - b - c", ("sub", ("sub", v("a"), v("b")), v("c"))),
+    ("a - (b - c)", ("sub", v("a"), ("sub", v("b"), v("c")))),
+    ("a + b * c", ("add", v("a"), ("mul", v("b"), v("c")))),
+    ("a * b + c", ("add", ("mul", v("a"), v("b")), v("c"))),
+    ("a * b // c % d", ("mod", ("floordiv", ("mul", v("a"), v("b")), v("c")), v("d"))),
+    ("a - b * c + d", ("add", ("sub", v("a"), ("mul", v("b"), v("c"))), v("d"))),
+    ("2*a^2", ("mul", i(2), ("pow", v("a"), 2))),
+    ("-a^2", ("neg", ("pow", v("a"), 2))),
+    ("(-a)^2", ("pow", ("neg", v("a")), 2)),
+    ("-a * b", ("mul", ("neg", v("a")), v("b"))),
+    ("--a", ("neg", ("neg", v("a")))),
+    ("-+-a", ("neg", ("neg", v("a")))),
+    ("a * -b", ("mul", v("a"), ("neg", v("b")))),
+    ("max(a, b)^2", ("pow", ("max", v("a"), v("b")), 2)),
+    ("2^3 * a", ("mul", ("pow", i(2), 3), v("a"))),
+    ("(a + b) * (a - b)", ("mul", ("add", v("a"), v("b")), ("sub", v("a"), v("b")))),
+])
+def test_precedence_and_associativity(text: str, expected: Node) -> None:
+    assert E(text) == expected
+
+
+def test_whitespace_anywhere() -> None:
+    assert E(" \t a\t+\t2 * b ") == E("a+2*b")
+    assert E("max (\ta ,b )") == E("max(a,b)")
+    assert S("\t( a ,\t_ , ... )  ") == S("(a,_,...)")
+    assert C("16<=a  <=\tb") == C("16 <= a <= b")
+    assert E("a\n+ 1") == E("a + 1")  # newlines are whitespace too
+
+
+# --------------------------------------------------------------------------- specs
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("", ()),
+    ("  ", ()),
+    ("()", ()),
+    ("( )", ()),
+    ("a", (v("a"),)),
+    ("b,", (v("b"),)),
+    ("(b,)", (v("b"),)),
+    ("(b, _)", (v("b"), ("_",))),
+    ("(b, _,)", (v("b"), ("_",))),
+    ("_", (("_",),)),
+    ("(_)", (("_",),)),
+    ("(...)", (("...",),)),
+    ("...", (("...",),)),
+    ("_, _", (("_",), ("_",))),
+    ("a, 2*h + 1, ...", (v("a"), ("add", ("mul", i(2), v("h")), i(1)), ("...",))),
+    ("b, ...,", (v("b"), ("...",))),
+])
+def test_specs(text: str, expected: tuple[Node, ...]) -> None:
+    assert S(text) == expected
+
+
+def test_spec_parentheses_ambiguity() -> None:
+    assert S("(a + 1)") == (("add", v("a"), i(1)),)
+    assert S("(a)") == (v("a"),)
+    assert S("((a))") == (v("a"),)
+    assert S("(a + 1) * 2") == (("mul", ("add", v("a"), i(1)), i(2)),)
+    assert S("(a + 1), 2") == (("add", v("a"), i(1)), i(2))
+    assert S("(a, b)") == (v("a"), v("b"))
+    assert S("(a + 1, b)") == (("add", v("a"), i(1)), v("b"))
+    assert S("((a), (b))") == (v("a"), v("b"))
+    assert S("(a) * (b)") == (("mul", v("a"), v("b")),)
+
+
+def test_spec_columns() -> None:
+    assert parse_spec("(b, _)") == (("var", 2, "b"), ("_", 5))
+    assert parse_spec("a, 2*h, ...") == (
+        ("var", 1, "a"), ("mul", 4, ("int", 4, 2), ("var", 6, "h")), ("...", 9))
+
+
+# --------------------------------------------------------------------------- comparisons
+
+
+@pytest.mark.parametrize("op", [">=", "<=", "==", ">", "<", "!="])
+def test_comparison_operators(op: str) -> None:
+    assert C(f"a {op} b + 1") == ((op, v("a"), ("add", v("b"), i(1))),)
+
+
+def test_comparison_chain_shares_the_middle_node() -> None:
+    result = parse_comparison("16 <= a <= b")
+    assert result == (("<=", ("int", 1, 16), ("var", 7, "a")),
+                      ("<=", ("var", 7, "a"), ("var", 12, "b")))
+    assert result[0][2] is result[1][1]
+    assert C("a < b == c > 2") == (("<", v("a"), v("b")), ("==", v("b"), v("c")),
+                                    (">", v("c"), i(2)))
+    assert C("mod(b, 4) == 0") == (("==", ("mod", v("b"), i(4)), i(0)),)
+
+
+# --------------------------------------------------------------------------- errors
+
+
+def check_error(fn: Any, text: str, column: int | None = None) -> ParseError:
+    err = raises(fn, text)
+    assert isinstance(err, ValueError)
+    message = str(err)
+    assert err.text == text
+    if text.strip() and "\n" not in text:
+        assert f"\n  {text}\n" in message, message
+        caret_line = message.split("\n")[2]
+        assert caret_line.strip() == "^", message
+        assert err.column is not None
+        assert caret_line.index("^") == 2 + err.column - 1
+    if column is not None:
+        assert err.column == column, message
+    return err
+
+
+@pytest.mark.parametrize("text", [
+    "2.5", "a + a a", "a ^ a", "a; a", ")(", "2a", "a@", "'a'", "mod(a)",
+    "floordiv(a, b, c)", "-", "a +", "max(a b)", "3 ** -1", "floordiv", "", "   ",
+    "a,,b", "a, b", "_", "...", "a ^ 2.5", "a ** -1", "a^2^3", "a / 2", "a = b",
+    "max()", "max", "max + 1", "(a", "a)", "a >= b", "a b", "é", "a\x00", "1_000",
+])
+def test_parse_expr_errors(text: str) -> None:
+    check_error(parse_expr, text)
+
+
+@pytest.mark.parametrize("text", [
+    "..., 3", "(..., 3)", "_, ..., _", "a,,b", ",", "(,)", ")(", "(a, b", "a, (b, c)",
+    "a + _", "((a, b))", "a b", "a, ... 3", "(a, b) * 2", "(a, b), c", "a >= b", "a;b",
+    "2.5", "max(a)",
+])
+def test_parse_spec_errors(text: str) -> None:
+    check_error(parse_spec, text)
+
+
+@pytest.mark.parametrize("text", [
+    "a >= ", "a", "", "a != b != c", "a < b != c", "a = b", "a => b", "a >= b, c",
+    ">= a", "a >== b", "_ >= 1", "a >= ...",
+])
+def test_parse_comparison_errors(text: str) -> None:
+    check_error(parse_comparison, text)
+
+
+@pytest.mark.parametrize("fn, text, column, words", [
+    (parse_expr, "a@", 2, "unexpected character '@'"),
+    (parse_expr, "2a", 2, "unexpected name 'a'"),
+    (parse_expr, "a + a a", 7, "unexpected name 'a'"),
+    (parse_expr, "a; a", 2, "unexpected character ';'"),
+    (parse_expr, "'a'", 1, "unexpected character"),
+    (parse_expr, ")(", 1, "unexpected ')'"),
+    (parse_expr, "a +", 4, "unexpected end of input"),
+    (parse_expr, "a +   ", 4, "unexpected end of input"),
+    (parse_expr, "-", 2, "unexpected end of input"),
+    (parse_expr, "max(a b)", 7, "unexpected name 'b'"),
+    (parse_expr, "2.5", 2, "decimal"),
+    (parse_expr, "a ^ a", 5, "exponent must be a non-negative integer literal"),
+    (parse_expr, "3 ** -1", 6, "exponent must be a non-negative integer literal"),
+    (parse_expr, "a^2^3", 3, "exponent must be a non-negative integer literal"),
+    (parse_expr, "mod(a)", 6, "mod() takes 2 arguments (1 given)"),
+    (parse_expr, "floordiv(a, b, c)", 16, "floordiv() takes 2 arguments (3 given)"),
+    (parse_expr, "max(a, b, c, d)", 11, "max() takes 2 arguments (4 given)"),
+    (parse_expr, "floordiv", 1, "'floordiv' is a function"),
+    (parse_expr, "2 * max", 5, "'max' is a function"),
+    (parse_expr, "_", 1, "unexpected '_'"),
+    (parse_expr, "a / 2", 3, "'//'"),
+    (parse_spec, "..., 3", 1, "'...' may only appear at the end"),
+    (parse_spec, "a, (..., 3)", 5, "unexpected '...'"),
+    (parse_spec, "a,,b", 3, "unexpected ','"),
+    (parse_spec, "a, b c", 6, "unexpected name 'c'"),
+    (parse_comparison, "a", 2, "expected a comparison such as 'a >= b'"),
+    (parse_comparison, "a >= ", 5, "unexpected end of input"),
+    (parse_comparison, "a != b != c", 3, "'!=' cannot be chained"),
+    (parse_comparison, "a = b", 3, "'=='"),
+])
+def test_error_columns_and_words(fn: Any, text: str, column: int, words: str) -> None:
+    err = check_error(fn, text, column)
+    assert words in str(err)
+
+
+@pytest.mark.parametrize("fn, text, expected", [
+    (parse_expr, "", "a number, a name, '(' or '-'"),
+    (parse_expr, "a +", "a number, a name, '(' or '-'"),
+    (parse_expr, "a + a a", "an operator such as '+' or end of input"),
+    (parse_expr, "max(a b)", "an operator such as '+', ',' or ')'"),
+    (parse_spec, "a + a a", "an operator such as '+', ',' or end of input"),
+    (parse_spec, "a, ... 3", "',' or end of input"),
+    (parse_spec, "(a, b", "an operator such as '+', ',' or ')'"),
+    (parse_spec, "a,,b", "a number, a name, '(', '-', '_', '...' or end of input"),
+    (parse_comparison, "a b", "an operator such as '+' or a comparison such as '>='"),
+    (parse_comparison, "a", "an operator such as '+' or a comparison such as '>='"),
+    (parse_comparison, "a >= b c", "an operator such as '+', a comparison such as '>=' or "
+                                   "end of input"),
+])
+def test_expected_words(fn: Any, text: str, expected: str) -> None:
+    err = raises(fn, text)
+    assert err.expected == expected
+    assert f"expected {expected}" in str(err)
+
+
+@pytest.mark.parametrize("bad", [3, None, b"a", ["a"], 2.5])
+@pytest.mark.parametrize("fn", [parse_expr, parse_spec, parse_comparison])
+def test_non_string_input(fn: Any, bad: Any) -> None:
+    err = raises(fn, bad)
+    assert isinstance(err, ValueError)
+    assert "string" in str(err)
+
+
+def test_errors_are_not_lark_exceptions_and_have_no_context() -> None:
+    err = raises(parse_expr, "a@")
+    assert not isinstance(err, lark.exceptions.LarkError)
+    assert err.__suppress_context__ and err.__cause__ is None
+
+
+# --------------------------------------------------------------------------- limits
+
+
+def test_too_long() -> None:
+    text = "a, " * 40_000
+    err = raises(parse_spec, text)
+    assert "too long" in str(err)
+    assert "100000" in str(err)
+
+
+def test_integer_literal_digit_limit() -> None:
+    assert parse_expr("7" * parsing.MAX_INT_DIGITS)[2] % 10 == 7
+    err = raises(parse_expr, "a + " + "7" * (parsing.MAX_INT_DIGITS + 1))
+    assert err.column == 5
+    assert "digits" in str(err)
+
+
+@pytest.mark.parametrize("fn", [parse_expr, parse_spec, parse_comparison])
+def test_deep_nesting_fails_fast(fn: Any) -> None:
+    cases = [
+        "(" * 5000 + "a" + ")" * 5000,
+        "(" * 5000,
+        "-" * 5000 + "a",
+        "a" + "^2" * 5000,
+        "-(" * 2000 + "a" + ")" * 2000,
+        " - ".join(["a"] * 5000),
+        "max(" * 3000 + "a" + ", 1)" * 3000,
+    ]
+    for text in cases:
+        if fn is parse_comparison:
+            text = "1 <= " + text
+        start = time.perf_counter()
+        with pytest.raises(ParseError):
+            fn(text)
+        assert time.perf_counter() - start < 2.0, text[:20]
+
+
+def test_long_unary_plus_chain_is_harmless() -> None:
+    # Unary plus makes no node, so the AST stays shallow.
+    assert parse_expr("+" * 5000 + "a") == ("var", 1, "a")
+
+
+def test_depth_limits_and_messages() -> None:
+    err = raises(parse_expr, "(" * 101 + "a" + ")" * 101)
+    assert "nested too deeply, more than 100 levels" in str(err)
+    assert err.column == 101
+    parse_expr("(" * 100 + "a" + ")" * 100)  # exactly at the limit is fine
+    parse_expr("-" * 99 + "a")  # AST depth 100
+    err = raises(parse_expr, "-" * 100 + "a")  # AST depth 101
+    assert "nested too deeply" in str(err)
+    err = raises(parse_expr, "-" * 5000 + "a")
+    assert "nested too deeply" in str(err)
+    parse_spec(", ".join(["a"] * 1000))  # many dimensions are fine: each is shallow
+
+
+# --------------------------------------------------------------------------- caching etc.
+
+
+def test_cached_results_are_shared() -> None:
+    text = "a, 2*b + 1, ..."
+    assert parse_spec(text) is parse_spec(text)
+    assert parse_expr("a + 1") is parse_expr("a + 1")
+    assert parse_comparison("a >= 1") is parse_comparison("a >= 1")
+
+
+def test_grammar_comes_from_resources(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    real = parsing.grammar_text
+
+    def spy(name: str) -> str:
+        calls.append(name)
+        return real(name)
+
+    monkeypatch.setattr(parsing, "grammar_text", spy)
+    parsing._parser.cache_clear()
+    try:
+        assert parsing._parse_expr_uncached("a + 1")[0] == "add"
+    finally:
+        parsing._parser.cache_clear()
+    assert calls == ["symshape.lark"]
+
+
+def test_grammar_has_no_lalr_conflicts() -> None:
+    records: list[logging.LogRecord] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            records.append(record)
+
+    handler = Collect(level=logging.DEBUG)
+    old_level = lark.logger.level
+    lark.logger.addHandler(handler)
+    lark.logger.setLevel(logging.DEBUG)
+    try:
+        lark.Lark(parsing.grammar_text("symshape.lark"), parser="lalr", lexer=parsing._Lexer,
+                  start=list(parsing._START_WHAT), debug=True)
+    finally:
+        lark.logger.removeHandler(handler)
+        lark.logger.setLevel(old_level)
+    assert not [r for r in records if "conflict" in r.getMessage().lower()]
+
+
+def test_parallel_parsing() -> None:
+    texts = [f"a{n}, {n}*b + {n}, max(a{n}, {n})" for n in range(200)]
+    expected = [parsing._parse_spec_uncached(t) for t in texts]
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            for _ in range(3):
+                for text, want in zip(texts, expected, strict=True):
+                    assert parsing._parse_spec_uncached(text) == want
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+
+
+def test_speed_of_uncached_parse() -> None:
+    text = "a, b, max(a, b), min(max(a, b), b), floordiv(a, 2), mod(b, floordiv(a, 2))"
+    parsing._parse_spec_uncached(text)
+    best = min(_timeit(lambda: parsing._parse_spec_uncached(text)) for _ in range(5))
+    assert best < 1e-3  # about 0.1 ms on a slow machine; generous bound for CI
+
+
+def _timeit(fn: Any, number: int = 200) -> float:
+    start = time.perf_counter()
+    for _ in range(number):
+        fn()
+    return (time.perf_counter() - start) / number
+
+
+# --------------------------------------------------------------------------- fuzzing
+
+FUZZ_ALPHABET = "ab1 ()+-*/%^,_.<>=!@;'\t"
+FUZZ_SETTINGS = settings(max_examples=400, deadline=None,
+                         suppress_health_check=[HealthCheck.too_slow])
+
+
+def only_parse_errors(text: str) -> None:
+    for fn in (parse_spec, parse_expr, parse_comparison):
+        try:
+            fn(text)
+        except ParseError as err:
+            assert err.column is None or 1 <= err.column <= len(text) + 1
+            str(err)
+
+
+@FUZZ_SETTINGS
+@given(st.text(alphabet=FUZZ_ALPHABET, max_size=40))
+def test_fuzz_small_alphabet(text: str) -> None:
+    only_parse_errors(text)
+
+
+@FUZZ_SETTINGS
+@given(st.text(st.characters(codec="utf-8"), max_size=40))
+def test_fuzz_any_text(text: str) -> None:
+    only_parse_errors(text)
+
+
+TOKENS = ["a", "b", "12", "0", "max(", "min(", "mod(", "floordiv(", "(", ")", ",", "+", "-",
+          "*", "//", "%", "^", "**", "_", "...", ">=", "<=", "==", "!=", "<", ">", " "]
+
+
+@FUZZ_SETTINGS
+@given(st.lists(st.sampled_from(TOKENS), max_size=25))
+def test_fuzz_token_soup(tokens: list[str]) -> None:
+    only_parse_errors("".join(tokens))
+    only_parse_errors(" ".join(tokens))
+
+
+# --------------------------------------------------------------------------- round trips
+
+NAMES = st.sampled_from(["a", "b", "c1", "B2", "x_y", "maxi", "mod_"])
+LEAVES = st.one_of(NAMES.map(lambda n: ("var", n)),
+                   st.integers(0, 10 ** 30).map(lambda n: ("int", n)))
+BINARY = ["add", "sub", "mul", "floordiv", "mod", "max", "min"]
+
+
+def _extend(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.one_of(
+        st.tuples(st.sampled_from(BINARY), children, children),
+        st.tuples(st.just("neg"), children),
+        st.tuples(st.just("pow"), children, st.integers(0, 12)),
+    )
+
+
+def depth(tree: Any) -> int:
+    if tree[0] in ("var", "int"):
+        return 1
+    return 1 + max(depth(child) for child in tree[1:] if isinstance(child, tuple))
+
+
+TREES = st.recursive(LEAVES, _extend, max_leaves=25).filter(lambda t: depth(t) <= 40)
+
+
+def render_full(tree: Any, data: st.DataObject) -> str:
+    """Fully parenthesised text, with random choices of equivalent spellings."""
+    kind = tree[0]
+    if kind == "var":
+        return str(tree[1])
+    if kind == "int":
+        return str(tree[1])
+    if kind == "neg":
+        return f"(-{render_full(tree[1], data)})"
+    if kind == "pow":
+        op = data.draw(st.sampled_from(["^", "**", " ^ ", " ** "]))
+        exponent = data.draw(st.sampled_from([str(tree[2]), f"({tree[2]})"]))
+        return f"({render_full(tree[1], data)}{op}{exponent})"
+    x, y = render_full(tree[1], data), render_full(tree[2], data)
+    infix = {"add": "+", "sub": "-", "mul": "*", "floordiv": "//", "mod": "%"}
+    if kind in ("floordiv", "mod") and data.draw(st.booleans()):
+        return f"{kind}({x}, {y})"
+    if kind in infix:
+        return f"({x} {infix[kind]} {y})"
+    return f"{kind}({x},{y})"
+
+
+PRECEDENCE = {"add": 1, "sub": 1, "mul": 2, "floordiv": 2, "mod": 2, "neg": 3, "pow": 4}
+
+
+def render_minimal(tree: Any) -> str:
+    """Text with only the parentheses that Python-like precedence needs."""
+    kind = tree[0]
+    if kind in ("var", "int"):
+        return str(tree[1])
+    if kind in ("max", "min"):
+        return f"{kind}({render_minimal(tree[1])}, {render_minimal(tree[2])})"
+
+    def wrapped(child: Any, needs: bool) -> str:
+        text = render_minimal(child)
+        return f"({text})" if needs else text
+
+    level = PRECEDENCE[kind]
+    if kind == "neg":
+        return "-" + wrapped(tree[1], PRECEDENCE.get(tree[1][0], 9) < level)
+    if kind == "pow":
+        base = tree[1]
+        return wrapped(base, base[0] not in ("var", "int", "max", "min")) + f"^{tree[2]}"
+    op = {"add": "+", "sub": "-", "mul": "*", "floordiv": "//", "mod": "%"}[kind]
+    left = wrapped(tree[1], PRECEDENCE.get(tree[1][0], 9) < level)
+    right = wrapped(tree[2], PRECEDENCE.get(tree[2][0], 9) <= level)
+    return f"{left} {op} {right}"
+
+
+def python_ast(text: str) -> Any:
+    """What Python makes of ``text`` (``^`` read as ``**``), in our stripped format."""
+    ops = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.FloorDiv: "floordiv",
+           ast.Mod: "mod"}
+
+    def convert(node: ast.AST) -> Any:
+        if isinstance(node, ast.Name):
+            return ("var", node.id)
+        if isinstance(node, ast.Constant):
+            return ("int", node.value)
+        if isinstance(node, ast.UnaryOp):
+            inner = convert(node.operand)
+            return ("neg", inner) if isinstance(node.op, ast.USub) else inner
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+            exponent = node.right
+            assert isinstance(exponent, ast.Constant)
+            return ("pow", convert(node.left), exponent.value)
+        if isinstance(node, ast.BinOp):
+            return (ops[type(node.op)], convert(node.left), convert(node.right))
+        assert isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+        return (node.func.id, *(convert(arg) for arg in node.args))
+
+    return convert(ast.parse(text.replace("^", "**"), mode="eval").body)
+
+
+@settings(max_examples=300, deadline=None)
+@given(TREES, st.data())
+def test_round_trip_fully_parenthesised(tree: Any, data: st.DataObject) -> None:
+    text = render_full(tree, data)
+    assert E(text) == tree
+    assert S(text) == (tree,)
+    assert S(f"({text}, _)") == (tree, ("_",))
+    assert C(f"{text} >= {text}") == ((">=", tree, tree),)
+
+
+@settings(max_examples=300, deadline=None)
+@given(TREES)
+def test_round_trip_minimal_parentheses_agrees_with_python(tree: Any) -> None:
+    text = render_minimal(tree)
+    assert E(text) == tree, text
+    assert python_ast(text) == tree, text

@@ -18,10 +18,12 @@ from symshape.errors import (
     SymshapeError,
     UnknownDimensionError,
     UnsatisfiableConstraintsError,
+    UnsolvableSpecsError,
 )
 from symshape.expr import DimExpr, is_symbolic_dim
 from symshape.ops import bounds, max_dim, min_dim
 from symshape.scope import SymbolicScope
+from symshape.shapecheck import ShapeCheck
 from symshape.shapes import symbolic_shape
 
 __version__ = "0.1.0"
@@ -32,11 +34,13 @@ __all__ = [
     "InconclusiveDimensionOperation",
     "ParseError",
     "ScopeMismatchError",
+    "ShapeCheck",
     "ShapeMismatchError",
     "SymbolicScope",
     "SymshapeError",
     "UnknownDimensionError",
     "UnsatisfiableConstraintsError",
+    "UnsolvableSpecsError",
     "bounds",
     "is_symbolic_dim",
     "max_dim",

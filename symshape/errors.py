@@ -57,6 +57,10 @@ class UnknownDimensionError(SymshapeError, KeyError):
         return str(self.args[0]) if self.args else ""
 
 
+class UnsolvableSpecsError(SymshapeError):
+    """Some dimension variable of a shape check cannot be computed from the input shapes."""
+
+
 class ShapeMismatchError(SymshapeError):
     """Concrete shapes do not match the symbolic specs they were checked against."""
 

@@ -61,11 +61,20 @@ class Constraint:
         return f"{self.lhs} {self.op} {self.rhs}"
 
 
+_INSIDE: dict[str, bool] = {}
+
+
+def _inside_package(filename: str) -> bool:
+    inside = _INSIDE.get(filename)
+    if inside is None:
+        inside = _INSIDE[filename] = os.path.abspath(filename).startswith(_PACKAGE_DIR)
+    return inside
+
+
 def _caller_location() -> str:
     """The first stack frame outside the symshape package, as ``file:line``."""
     f = sys._getframe(1)
-    while f is not None and os.path.dirname(os.path.abspath(f.f_code.co_filename)).startswith(
-            _PACKAGE_DIR):
+    while f is not None and _inside_package(f.f_code.co_filename):
         f = f.f_back  # type: ignore[assignment]
     if f is None:
         return "unknown location"
@@ -230,7 +239,7 @@ class SymbolicScope:
         d = c.diff
         assert isinstance(d, DimExpr)
         candidates: list[tuple[Mono, int]] = []
-        for side, other, sign in ((c.lhs, c.rhs, 1), (c.rhs, c.lhs, -1)):
+        for side, _other, _sign in ((c.lhs, c.rhs, 1), (c.rhs, c.lhs, -1)):
             if isinstance(side, DimExpr) and len(side._terms) == 1 and _ONE not in side._terms:
                 (m, k), = side._terms.items()
                 candidates.append((m, k))
@@ -395,7 +404,8 @@ class SymbolicScope:
         if r is not None:
             return r
         lo, hi = self._sum_interval(e._terms)
-        if lo == -math.inf or hi == math.inf:
+        if lo == -math.inf and hi == math.inf:
+            # Both ends open is the sign of terms that cancel, as in mod(a, 5).
             lo2, hi2 = self._relaxed_interval(e)
             lo, hi = max(lo, lo2), min(hi, hi2)
         r = (lo, hi)
@@ -441,7 +451,7 @@ class SymbolicScope:
             return -math.inf, math.inf
         scale = 1
         for _, _, a in fds:
-            scale = math.lcm(scale, a.den)  # type: ignore[arg-type]
+            scale = math.lcm(scale, a.den)
         base: Terms = {}
         extra_lo: Bound = 0
         extra_hi: Bound = 0
@@ -466,7 +476,7 @@ class SymbolicScope:
         for mask in choices:
             terms = dict(base)
             lo_x, hi_x = extra_lo, extra_hi
-            for i, (m, c, a) in enumerate(maxes):
+            for i, (_m, c, a) in enumerate(maxes):
                 w = c * scale
                 if mask >> i & 1:
                     for m2, c2 in a.arg._terms.items():
@@ -610,10 +620,7 @@ _DECIDER_CLASS: list[Any] = []
 def _decider_class() -> Any:
     """The decision engine class, imported once (lazily: it imports the scope)."""
     if not _DECIDER_CLASS:
-        try:
-            from symshape.decision.engine import Decider
-        except ImportError:  # only while the engine is absent from a checkout
-            Decider = None
+        from symshape.decision.engine import Decider
         _DECIDER_CLASS.append(Decider)
     return _DECIDER_CLASS[0]
 

@@ -9,6 +9,7 @@ canonical form, and decide comparisons between them, soundly.
 True
 """
 
+from symshape.decision import Certificate, Status, Verdict, prove
 from symshape.errors import (
     DivisionByZeroRiskError,
     InconclusiveDimensionOperation,
@@ -29,6 +30,7 @@ from symshape.shapes import symbolic_shape
 __version__ = "0.1.0"
 
 __all__ = [
+    "Certificate",
     "DimExpr",
     "DivisionByZeroRiskError",
     "InconclusiveDimensionOperation",
@@ -36,14 +38,17 @@ __all__ = [
     "ScopeMismatchError",
     "ShapeCheck",
     "ShapeMismatchError",
+    "Status",
     "SymbolicScope",
     "SymshapeError",
     "UnknownDimensionError",
     "UnsatisfiableConstraintsError",
     "UnsolvableSpecsError",
+    "Verdict",
     "bounds",
     "is_symbolic_dim",
     "max_dim",
     "min_dim",
+    "prove",
     "symbolic_shape",
 ]

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Union
 
 import numpy as np
 
-from symshape.errors import DivisionByZeroRiskError, ScopeMismatchError, UnknownDimensionError
+from symshape.errors import DivisionByZeroRiskError, UnknownDimensionError
 
 if TYPE_CHECKING:
     from symshape.scope import SymbolicScope
@@ -148,7 +148,7 @@ def make_floordiv_atom(num: DimExpr | int, den: DimExpr | int,
     a = scope._atoms.get(key)
     if a is None:
         a = scope._atoms.setdefault(key, FloorDiv(num, den))
-    return a  # type: ignore[return-value]
+    return a
 
 
 def make_max0_atom(arg: DimExpr, scope: SymbolicScope) -> Max0:
@@ -157,7 +157,7 @@ def make_max0_atom(arg: DimExpr, scope: SymbolicScope) -> Max0:
     a = scope._atoms.get(key)
     if a is None:
         a = scope._atoms.setdefault(key, Max0(arg))
-    return a  # type: ignore[return-value]
+    return a
 
 
 Mono = tuple[tuple[Atom, int], ...]
@@ -244,6 +244,9 @@ class DimExpr:
 
     _terms: Terms
     _scope: SymbolicScope
+    _hash: int
+    _sorted: tuple[tuple[Mono, int], ...]
+    _key: tuple[Any, ...]
 
     def __init__(self, terms: Terms, scope: SymbolicScope) -> None:
         # Use make() instead: it returns an int for constant results.
@@ -653,10 +656,10 @@ def floordiv(x: DimLike, y: DimLike) -> DimExpr | int:
         if y == 1:
             return x
         assert isinstance(x, DimExpr)
-        key = (x, y)
-        cached = scope._floordiv_cache.get(key)
+        ckey = (x, y)
+        cached = scope._floordiv_cache.get(ckey)
         if cached is None:
-            cached = scope._floordiv_cache[key] = _floordiv_const(x, y, scope)
+            cached = scope._floordiv_cache[ckey] = _floordiv_const(x, y, scope)
         return cached
     key = (x, y)
     cached = scope._floordiv_cache.get(key)
@@ -832,7 +835,7 @@ def max_expr(x: DimLike, y: DimLike) -> DimExpr | int:
     y = _check_operand(y, "max")
     scope = _scope_of(x, y)
     if scope is None:
-        return max(x, y)  # type: ignore[type-var]
+        return max(x, y)
     d = x - y
     if isinstance(d, int):
         return x if d >= 0 else y
@@ -885,10 +888,7 @@ def substitute(e: DimExpr | int, env: Mapping[str, DimExpr | int],
         if v is not None:
             return v
         if type(a) is Var:
-            if a.name in env:
-                v = env[a.name]
-            else:
-                v = target._var(a.name)
+            v = env[a.name] if a.name in env else target._var(a.name)
         elif type(a) is FloorDiv:
             v = floordiv(rec(a.num), rec(a.den))
         else:

@@ -41,7 +41,7 @@ def build(node: tuple[Any, ...], scope: SymbolicScope, text: str = "") -> Dim:
     x = build(node[2], scope, text)
     y = build(node[3], scope, text)
     try:
-        return fn(x, y)  # type: ignore[no-any-return]
+        return fn(x, y)
     except ZeroDivisionError as err:
         raise ParseError(f"division by zero in {kind}", text=text, column=node[1]) from err
     except SymshapeError as err:

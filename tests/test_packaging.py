@@ -34,9 +34,9 @@ def test_wheel_contains_grammar_and_installed_package_parses(tmp_path: Path) -> 
                  str(wheel)], cwd=tmp_path)
     assert inst.returncode == 0, inst.stderr
     code = ("import symshape, pathlib; "
-            "assert pathlib.Path(symshape.__file__).is_relative_to(pathlib.Path(r'%s')), "
+            f"assert pathlib.Path(symshape.__file__).is_relative_to(pathlib.Path(r'{env_dir}')), "
             "symshape.__file__; "
-            "print(symshape.symbolic_shape('b, 2*h + 1, mod(b, 4)'))" % env_dir)
+            "print(symshape.symbolic_shape('b, 2*h + 1, mod(b, 4)'))")
     clean_env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     out = _run([str(py), "-c", code], cwd=tmp_path, env=clean_env)
     assert out.returncode == 0, out.stderr

@@ -89,7 +89,7 @@ class Assertion(NamedTuple):
 _SPEC = re.compile(r"\{\{|\{(\d+)\}")
 
 
-def format_message(message: str, values: Sequence[int]) -> str:
+def format_message(message: str, values: Sequence[object]) -> str:
     """Substitute ``values`` for ``{0}``, ``{1}``, ... in an assertion message; ``{{`` is a
     literal ``{`` and everything else is literal (as ``llvm::formatv`` does)."""
     def sub(m: re.Match[str]) -> str:

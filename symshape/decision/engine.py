@@ -1,0 +1,750 @@
+"""The decision procedure of a scope: :class:`Decider`.
+
+A query goes through, in order:
+
+1. the scope's interval bounds (done by the scope before calling us) and our
+   caches (per scope, keyed by canonical form);
+2. a pool of valid valuations (verified by exact evaluation of every
+   constraint): if the claim holds at one and fails at another it is
+   inconclusive, with both valuations as evidence;
+3. an exact search (:mod:`search`): branch and bound over the linear relaxation
+   of the facts (:mod:`linearize`) with ``max`` case splits, which either
+   refutes the negated claim (a proof, with a checkable certificate), finds a
+   verified counterexample, or runs out of its work budget (then the answer is
+   "undecided", never a wrong one).
+
+The core calls :meth:`Decider.decide_ge0` while it builds ``max`` and
+``floordiv`` expressions, so nothing here builds expressions with
+``max_expr``/``floordiv`` of the scope: the procedure works on polynomials.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import zlib
+from collections.abc import Sequence
+from typing import Any
+
+from symshape.decision import poly as P
+from symshape.decision.certificate import (
+    Certificate,
+    Fact,
+    Link,
+    Refutation,
+    facts_in,
+    iter_leaves,
+    required_hypotheses,
+)
+from symshape.decision.linearize import Linearizer
+from symshape.decision.poly import Poly
+from symshape.decision.search import Model, Refuted, Result, Search, Unknown
+from symshape.decision.simplex import Budget
+from symshape.decision.verdict import Status, Verdict, format_valuation
+from symshape.errors import UnsatisfiableConstraintsError
+from symshape.expr import Atom, DimExpr, FloorDiv, Max0, Var
+
+Bound = int | float
+
+# Work budgets (work units ~ row updates, search nodes) per search.
+DECIDE_BUDGET = (30_000, 400)
+PROVE_BUDGET = (120_000, 1500)
+LEMMA_BUDGET = (3_000, 40)
+BOUNDS_BUDGET = (120_000, 3000)  # for each side of bounds(), all steps together
+BOUNDS_STEPS = 80
+CACHE_MAX = 200_000
+POOL_FREE_SEEDS = 10
+POOL_MAX = 48
+
+_MISSING: Any = object()
+
+
+_FREE: dict[tuple[int, str], int] = {}
+
+
+def free_value(seed: int, name: str) -> int:
+    """Deterministic value of an unconstrained variable in pool point ``seed``."""
+    v = _FREE.get((seed, name))
+    if v is None:
+        v = _free_value(seed, name)
+        if len(_FREE) < 100_000:
+            _FREE[(seed, name)] = v
+    return v
+
+
+def _free_value(seed: int, name: str) -> int:
+    if seed == 0:
+        return 1
+    h = zlib.crc32(name.encode()) ^ (seed * 0x9E3779B1 & 0xFFFFFFFF)
+    h = (h * 2654435761) & 0xFFFFFFFF
+    h ^= h >> 15
+    if seed % 5 == 4:
+        return 50 + h % 1000
+    return 1 + h % (2 + 3 * seed)
+
+
+class Point:
+    """A valuation: explicit values, and :func:`free_value` for other variables.
+
+    Atom values are memoized for the life of the point (shared points, made
+    with ``sub=None``, keep no memo); evaluation is iterative, so deep nests of
+    ``max``/``floordiv`` cannot hit the recursion limit.
+    """
+
+    __slots__ = ("env", "seed", "memo", "_sub")
+
+    def __init__(self, env: dict[str, int], seed: int, sub: Any) -> None:
+        self.env = env
+        self.seed = seed
+        self.memo: dict[Atom, int] | None = {} if sub is not None else None
+        self._sub = sub if sub is not None else _direct_sub  # atom -> direct sub-atoms
+
+    def var(self, name: str) -> int:
+        """Value of a variable."""
+        v = self.env.get(name)
+        if v is None:
+            v = free_value(self.seed, name)
+        return v
+
+    def atom(self, a: Atom, memo: dict[Atom, int] | None = None) -> int:
+        """Value of an atom."""
+        if memo is None:
+            memo = self.memo if self.memo is not None else {}
+        v = memo.get(a)
+        if v is not None:
+            return v
+        stack = [a]
+        while stack:
+            x = stack[-1]
+            if x in memo:
+                stack.pop()
+                continue
+            if type(x) is Var:
+                memo[x] = self.var(x.name)
+                stack.pop()
+                continue
+            missing = [b for b in self._sub(x) if b not in memo]
+            if missing:
+                stack.extend(missing)
+                continue
+            if type(x) is FloorDiv:
+                den = self._val(x.den, memo)
+                memo[x] = self._val(x.num, memo) // den if den else 0  # see Samples.atom
+            else:
+                assert type(x) is Max0
+                memo[x] = max(self._val(x.arg, memo), 0)
+            stack.pop()
+        return memo[a]
+
+    def _val(self, e: DimExpr | int, memo: dict[Atom, int]) -> int:
+        if isinstance(e, int):
+            return e
+        return self.poly(e.terms, memo)
+
+    def poly(self, p: Poly, memo: dict[Atom, int] | None = None) -> int:
+        """Value of a polynomial."""
+        if memo is None:
+            memo = self.memo if self.memo is not None else {}
+        total = 0
+        for m, c in p.items():
+            v = c
+            for a, k in m:
+                x = memo.get(a)
+                if x is None:
+                    x = self.atom(a, memo)
+                v *= x if k == 1 else x ** k
+            total += v
+        return total
+
+    def report(self, names: Sequence[str]) -> dict[str, int]:
+        """The valuation of ``names``."""
+        return {n: self.var(n) for n in names}
+
+
+def _direct_sub(a: Atom) -> list[Atom]:
+    return [b for o in a.operands if isinstance(o, DimExpr) for m in o.terms for b, _ in m]
+
+
+# The pool of a scope without constraints: shared, immutable points.
+_FREE_POINTS = tuple(Point({}, s, None) for s in range(POOL_FREE_SEEDS))
+_FREE_VALUES: dict[str, list[int]] = {}
+
+
+class Pool:
+    """Valid valuations, evaluated all at once: the value lists of atoms over
+    every point are memoized, so a claim costs a few list operations."""
+
+    __slots__ = ("points", "memo", "_sub")
+
+    def __init__(self, points: Sequence[Point], sub: Any) -> None:
+        self.points = points if isinstance(points, tuple) else tuple(points)
+        self.memo: dict[Atom, list[int]] = {}
+        self._sub = sub
+
+    def __len__(self) -> int:
+        return len(self.points)
+
+    def atom(self, a: Atom) -> list[int]:
+        """Values of an atom at every point."""
+        memo = self.memo
+        v = memo.get(a)
+        if v is not None:
+            return v
+        stack = [a]
+        while stack:
+            x = stack[-1]
+            if x in memo:
+                stack.pop()
+                continue
+            if type(x) is Var:
+                name = x.name
+                if self.points is _FREE_POINTS:
+                    vals = _FREE_VALUES.get(name)
+                    if vals is None:
+                        vals = [pt.var(name) for pt in self.points]
+                        if len(_FREE_VALUES) < 100_000:
+                            _FREE_VALUES[name] = vals
+                    memo[x] = vals
+                else:
+                    memo[x] = [pt.var(name) for pt in self.points]
+                stack.pop()
+                continue
+            missing = [b for b in self._sub(x) if b not in memo]
+            if missing:
+                stack.extend(missing)
+                continue
+            if type(x) is FloorDiv:
+                nv, dv = self._val(x.num), self._val(x.den)
+                # A zero divisor only occurs at points that violate the
+                # divisor's domain condition (they are sample points, or get
+                # rejected as invalid): any value will do there.
+                memo[x] = [n // d if d else 0 for n, d in zip(nv, dv, strict=True)]
+            else:
+                assert type(x) is Max0
+                memo[x] = [v if v > 0 else 0 for v in self._val(x.arg)]
+            stack.pop()
+        return memo[a]
+
+    def _val(self, e: DimExpr | int) -> list[int]:
+        if isinstance(e, int):
+            return [e] * len(self.points)
+        return self.values(e.terms)
+
+    def values(self, p: Poly) -> list[int]:
+        """Values of a polynomial at every point."""
+        acc = [p.get(P.ONE, 0)] * len(self.points)
+        for m, c in p.items():
+            if not m:
+                continue
+            vals: list[int] | None = None
+            for a, k in m:
+                av = self.memo.get(a)
+                if av is None:
+                    av = self.atom(a)
+                if k != 1:
+                    av = [x ** k for x in av]
+                vals = av if vals is None else [x * y for x, y in zip(vals, av, strict=True)]
+            assert vals is not None
+            if c == 1:
+                acc = [s + v for s, v in zip(acc, vals, strict=True)]
+            else:
+                acc = [s + c * v for s, v in zip(acc, vals, strict=True)]
+        return acc
+
+
+def _holds(op: str, v: int) -> bool:
+    if op == ">=":
+        return v >= 0
+    if op == "==":
+        return v == 0
+    return v != 0
+
+
+class _Outcome:
+    __slots__ = ("status", "holds", "fails", "cert", "reason")
+
+    def __init__(self, status: Status, holds: Point | None, fails: Point | None,
+                 cert: Certificate | None, reason: str) -> None:
+        self.status = status
+        self.holds = holds
+        self.fails = fails
+        self.cert = cert
+        self.reason = reason
+
+
+class Decider:
+    """Decides ``e >= 0``, bounds and satisfiability for one scope."""
+
+    def __init__(self, scope: Any) -> None:
+        self.scope = scope
+        self._lock = threading.RLock()
+        self._gen: tuple[Any, ...] | None = None
+        self._reset()
+        self._gen = self._generation()
+
+    # -- state -------------------------------------------------------------------
+    def _generation(self) -> tuple[Any, ...]:
+        s = self.scope
+        return (len(s._constraints), len(s._implicit), len(s._term_rules), s._initialized)
+
+    def _sync(self) -> None:
+        g = self._generation()
+        if g != self._gen:
+            with self._lock:
+                if g != self._gen:
+                    self._reset()
+                    self._gen = g
+
+    def _reset(self) -> None:
+        self._dcache: dict[DimExpr, bool | None] = {}
+        self._evidence: dict[DimExpr, _Outcome] = {}
+        self._etexts: dict[tuple[str, Any, Any], str] = {}
+        self._bcache: dict[DimExpr, tuple[Bound, Bound]] = {}
+        self._vcache: dict[Any, _Outcome] = {}
+        self._pcache: dict[Any, _Outcome] = {}
+        self._lemmas: dict[Any, Fact | None] = {}
+        self.lin = Linearizer(self.scope, self._lemma, self._probe)
+        self._samples = Pool(_FREE_POINTS, self.lin.sub_atoms)
+        self._checks: list[Poly] | None = None
+        self._cvars: tuple[str, ...] | None = None
+        self._pool: Pool | None = None
+        self._learned = 0
+
+    def _constraint_polys(self) -> list[Poly]:
+        c = self._checks
+        if c is None:
+            c = self._checks = [f.poly for f in self.lin.constraint_facts()]
+        return c
+
+    def constraint_vars(self) -> tuple[str, ...]:
+        """Names of the variables that occur in constraints or implicit facts."""
+        cv = self._cvars
+        if cv is None:
+            names: set[str] = set()
+            for a in self.lin.closure(self._constraint_polys()):
+                if type(a) is Var:
+                    names.add(a.name)
+            cv = self._cvars = tuple(sorted(names))
+        return cv
+
+    def _point(self, env: dict[str, int], seed: int = 0) -> Point:
+        return Point(env, seed, self.lin.sub_atoms)
+
+    def _valid(self, pt: Point) -> bool:
+        if any(v < 1 for v in pt.env.values()):
+            return False
+        return all(pt.poly(p) >= 0 for p in self._constraint_polys())
+
+    # -- the pool of valid valuations ----------------------------------------------
+    def _get_pool(self) -> Pool:
+        pool = self._pool
+        if pool is None:
+            with self._lock:
+                if self._pool is None:
+                    self._pool = Pool(self._initial_pool(), self.lin.sub_atoms)
+                pool = self._pool
+        return pool
+
+    def _initial_pool(self) -> tuple[Point, ...]:
+        cvars = self.constraint_vars()
+        if not self._constraint_polys():
+            return _FREE_POINTS
+        models: list[dict[str, int]] = []
+        keys: set[tuple[tuple[str, int], ...]] = set()
+
+        def add(env: dict[str, int]) -> None:
+            k = tuple(sorted(env.items()))
+            if k not in keys and self._valid(self._point(env)):
+                keys.add(k)
+                models.append(env)
+
+        for base in (1, 2):
+            add({v: base for v in cvars})
+        if not models:
+            m = self._find_model()
+            if m is not None:
+                add({v: m.get(v, 1) for v in cvars})
+        if models:
+            first = models[0]
+            add({v: x + 1 for v, x in first.items()})
+            add({v: 2 * x for v, x in first.items()})
+            add({v: 3 * x + 2 for v, x in first.items()})
+            for v in cvars[:8]:
+                add({**first, v: first[v] + 1})
+                add({**first, v: first[v] + 5})
+        n = max(POOL_FREE_SEEDS, len(models))
+        if not models:
+            return ()
+        return tuple(self._point(models[i % len(models)], i) for i in range(n))
+
+    def _remember(self, env: dict[str, int]) -> Point:
+        pt = self._point(dict(env), 0)
+        with self._lock:
+            pts = self._get_pool().points
+            self._learned += 1
+            if len(pts) >= POOL_MAX:
+                pts = pts[:POOL_FREE_SEEDS] + pts[POOL_FREE_SEEDS + 1:]
+            self._pool = Pool(pts + (pt,), self.lin.sub_atoms)
+        return pt
+
+    def _find_model(self) -> dict[str, int] | None:
+        r = self._search([], DECIDE_BUDGET)
+        return r.env if isinstance(r, Model) else None
+
+    def _split_pool(self, links: Sequence[tuple[str, Poly]]) -> tuple[Point | None, Point | None]:
+        pool = self._get_pool()
+        if not pool.points:
+            return None, None
+        truth: list[bool] | None = None
+        for op, d in links:
+            vals = pool.values(d)
+            if op == ">=":
+                t = [v >= 0 for v in vals]
+            elif op == "==":
+                t = [v == 0 for v in vals]
+            else:
+                t = [v != 0 for v in vals]
+            truth = t if truth is None else [x and y for x, y in zip(truth, t, strict=True)]
+        assert truth is not None
+        holds = fails = None
+        for pt, ok in zip(pool.points, truth, strict=True):
+            if ok:
+                if holds is None:
+                    holds = pt
+            elif fails is None:
+                fails = pt
+        return holds, fails
+
+    # -- searches ----------------------------------------------------------------
+    def _accept(self, hyps: Sequence[Poly]) -> Any:
+        def accept(env: dict[str, int]) -> bool:
+            pt = self._point(env)
+            return self._valid(pt) and all(pt.poly(h) >= 0 for h in hyps)
+        return accept
+
+    def _search(self, hyp_polys: Sequence[Poly], budget: tuple[int, int] | Budget,
+                note: str = "hypothesis") -> Result:
+        with self._lock:
+            facts = self.lin.facts(hyp_polys)
+            hyps = [Fact(h, "hyp", note=note) for h in hyp_polys]
+            b = budget if isinstance(budget, Budget) else Budget(*budget)
+            return Search(facts, hyps, b, self._accept(hyp_polys)).run()
+
+    def _probe(self, f: Poly) -> list[int]:
+        """Values at fixed sample valuations (not necessarily valid): candidate
+        bounds to try to prove; independent of the history of queries."""
+        return self._samples.values(f)
+
+    def _lemma(self, target: Poly, level: int) -> Fact | None:
+        """``target >= 0`` proved from the facts below ``level`` (cached), or None."""
+        k = (P.hkey(target), level)
+        if k in self._lemmas:
+            return self._lemmas[k]
+        neg = P.add(P.scale(target, -1), P.const(-1))
+        facts = self.lin.facts([neg], level)
+        hyp = Fact(neg, "hyp", note="negated lemma")
+        r = Search(facts, [hyp], Budget(*LEMMA_BUDGET)).run()
+        out = None
+        if isinstance(r, Refuted):
+            out = Fact(target, "lemma", proof=Refutation([hyp], r.tree))
+        self._lemmas[k] = out
+        return out
+
+    def _decide(self, links: Sequence[Link], claim: str,
+                budget: tuple[int, int]) -> _Outcome:
+        """Prove or refute the conjunction of ``links``, with evidence."""
+        plain = [(op, d) for op, d, _ in links]
+        holds, fails = self._split_pool(plain)
+        if holds is not None and fails is not None:
+            return _Outcome(Status.INCONCLUSIVE, holds, fails, None,
+                            "it holds for some valuations and fails for others")
+        reason = ""
+        tried_prove = False
+        if fails is None:
+            tried_prove = True
+            cert, ev, why = self._attempt(links, claim, "proved", budget)
+            if cert is not None:
+                return _Outcome(Status.PROVED, holds, None, cert, "")
+            if ev is not None:
+                fails = ev
+            reason = why
+        if holds is None:
+            cert, ev, why = self._attempt(links, claim, "refuted", budget)
+            if cert is not None:
+                if fails is None:
+                    pts = self._get_pool().points
+                    if pts:
+                        fails = pts[0]
+                    else:
+                        m = self._find_model()
+                        fails = self._point(m) if m is not None else None
+                return _Outcome(Status.REFUTED, None, fails, cert, "")
+            if ev is not None:
+                holds = ev
+            reason = reason or why
+            if fails is None and not tried_prove:
+                cert, ev, why = self._attempt(links, claim, "proved", budget)
+                if cert is not None:
+                    return _Outcome(Status.PROVED, holds, None, cert, "")
+                fails = ev
+        if holds is not None and fails is not None:
+            return _Outcome(Status.INCONCLUSIVE, holds, fails, None,
+                            "it holds for some valuations and fails for others")
+        return _Outcome(Status.INCONCLUSIVE, holds, fails, None,
+                        reason or "undecided within the work budget")
+
+    def _attempt(self, links: Sequence[Link], claim: str, polarity: str,
+                 budget: tuple[int, int]) -> tuple[Certificate | None, Point | None, str]:
+        """Refute every hypothesis set needed for ``polarity``; or return the
+        evidence (a verified valuation) that shows it is impossible."""
+        refs: list[Refutation] = []
+        note = "negated claim" if polarity == "proved" else "claim"
+        for hyp_set in required_hypotheses(links, polarity):
+            with self._lock:
+                facts = self.lin.facts(hyp_set)
+                hyps = [Fact(h, "hyp", note=note) for h in hyp_set]
+                r = Search(facts, hyps, Budget(*budget), self._accept(hyp_set)).run()
+            if isinstance(r, Refuted):
+                refs.append(Refutation(hyps, r.tree))
+                continue
+            if isinstance(r, Model):
+                return None, self._remember(r.env), ""
+            return None, None, _unknown_reason(r)
+        return Certificate(claim, links, polarity, refs, self.scope), None, ""
+
+    # -- the interface used by the scope ------------------------------------------
+    def decide_ge0(self, e: DimExpr | int) -> bool | None:
+        """True if ``e >= 0`` for every valid valuation, False if ``e <= -1`` for
+        every valid valuation, None if undecided."""
+        if isinstance(e, int):
+            return e >= 0
+        self._sync()
+        r = self._dcache.get(e, _MISSING)
+        if r is not _MISSING:
+            return r
+        out = self._outcome([(">=", P.from_expr(e), "")], "", DECIDE_BUDGET)
+        r = True if out.status is Status.PROVED else \
+            False if out.status is Status.REFUTED else None
+        if len(self._dcache) < CACHE_MAX:
+            self._dcache[e] = r
+        if r is None and len(self._evidence) < CACHE_MAX:
+            self._evidence[e] = out
+        return r
+
+    def _outcome(self, links: Sequence[Link], claim: str,
+                 budget: tuple[int, int]) -> _Outcome:
+        """Cached outcome with the comparison budget (separate from the cache of
+        :meth:`prove_links`, so that answers never depend on the history)."""
+        key = tuple((op, P.hkey(d)) for op, d, _ in links)
+        out = self._vcache.get(key)
+        if out is None:
+            out = self._decide(links, claim, budget)
+            if len(self._vcache) < CACHE_MAX:
+                self._vcache[key] = out
+        return out
+
+    def prove_links(self, links: Sequence[Link], claim: str, names: Sequence[str],
+                    budget: tuple[int, int] = PROVE_BUDGET) -> Verdict:
+        """Decide the conjunction of ``links`` (``(op, d, text)``: ``d op 0``)."""
+        self._sync()
+        key = (tuple((op, P.hkey(d)) for op, d, _ in links), budget)
+        out = self._pcache.get(key)
+        if out is None:
+            out = self._decide(links, claim, budget)
+            if len(self._pcache) < CACHE_MAX:
+                self._pcache[key] = out
+        cert = out.cert
+        if cert is not None and cert.claim != claim:
+            cert = Certificate(claim, links, cert.polarity, cert.refutations, self.scope)
+        allnames = sorted(set(names) | set(self.constraint_vars()))
+        return Verdict(
+            claim=claim, status=out.status,
+            counterexample=out.fails.report(allnames) if out.fails is not None else None,
+            witness=out.holds.report(allnames)
+            if out.holds is not None and out.status is Status.INCONCLUSIVE else None,
+            certificate=cert, reason=out.reason,
+            constraints=tuple(self.scope.constraint_texts))
+
+    def prove_ge0(self, e: DimExpr | int) -> Verdict:
+        """A :class:`Verdict` for ``e >= 0``."""
+        d = P.from_expr(e)
+        text = f"{P.to_text(d, self.scope)} >= 0"
+        names = sorted(e.free_vars) if isinstance(e, DimExpr) else []
+        return self.prove_links([(">=", d, text)], text, names)
+
+    def bounds(self, e: DimExpr | int) -> tuple[Bound, Bound]:
+        """Sound bounds of ``e`` over the valid valuations; tight for the linear
+        fragment (up to the work budget)."""
+        if isinstance(e, int):
+            return e, e
+        self._sync()
+        r = self._bcache.get(e)
+        if r is not None:
+            return r
+        p = P.from_expr(e)
+        lo_i, hi_i = self.scope._interval(e)
+        with self._lock:
+            lo = self._tight_lower(p, lo_i, Budget(*BOUNDS_BUDGET))
+            hi = self._tight_lower(P.scale(p, -1), -hi_i, Budget(*BOUNDS_BUDGET))
+        r = (lo, -hi if hi != -math.inf else math.inf)
+        if len(self._bcache) < CACHE_MAX:
+            self._bcache[e] = r
+        return r
+
+    def _tight_lower(self, p: Poly, proven: Bound, budget: Budget) -> Bound:
+        """The largest ``L`` with ``p >= L`` proved, searching down from values
+        achieved at valid valuations."""
+        pool = self._get_pool()
+        vals = pool.values(p)
+        if not vals:
+            m = self._find_model()
+            if m is None:
+                return proven
+            vals = [self._point(m).poly(p)]
+        best = min(vals)  # achieved, so the true minimum is <= best
+        if proven == best:
+            return best
+        if proven == -math.inf and self._unbounded_below(p):
+            return -math.inf
+        gap = 1
+        first = True
+        for _ in range(BOUNDS_STEPS):
+            if proven >= best:
+                return best
+            if first:
+                mid = best
+                first = False
+            elif proven == -math.inf:
+                mid = best - gap
+                gap *= 2
+            else:
+                mid = best - (best - int(proven)) // 2
+            # prove p >= mid by refuting p <= mid - 1
+            hyp = P.add(P.scale(p, -1), P.const(mid - 1))
+            r = self._search([hyp], budget)
+            if isinstance(r, Refuted):
+                proven = mid
+            elif isinstance(r, Model):
+                pt = self._remember(r.env)
+                best = min(best, pt.poly(p))
+            else:
+                return proven
+        return proven
+
+    def _unbounded_below(self, p: Poly) -> bool:
+        """Heuristic: ``p`` decreases without bound along a ray of valid
+        valuations (only ever used to report the always-sound bound -inf)."""
+        pool = self._get_pool().points
+        if not pool:
+            return False
+        mine = sorted({a.name for a in self.lin.closure([p]) if type(a) is Var})
+        if not mine:
+            return False
+        names = sorted(set(mine) | set(self.constraint_vars()))
+        size = max((abs(c) for q in [p] + self._constraint_polys() for c in q.values()),
+                   default=1)
+        t0 = 1 << (size.bit_length() + 24)
+        base = pool[0]
+        env0 = base.report(names)
+        # a few directions: all variables together, then single variables of p
+        directions = [{n: 1 for n in names}] + [{n: 1} for n in mine[:6]]
+        for d in directions:
+            vals = []
+            for t in (t0, 2 * t0, 4 * t0):
+                env = dict(env0)
+                for n, k in d.items():
+                    env[n] = env[n] + k * t
+                pt = self._point(env, base.seed)
+                if not self._valid(pt):
+                    break
+                vals.append(pt.poly(p))
+            if len(vals) == 3 and vals[0] > vals[1] > vals[2] and \
+                    vals[1] - vals[2] >= vals[0] - vals[1] > 0:
+                return True
+        return False
+
+    def check_satisfiable(self) -> None:
+        """Raise :class:`UnsatisfiableConstraintsError` if the constraints are
+        proved contradictory."""
+        self._sync()
+        r = self._search([], DECIDE_BUDGET)
+        if isinstance(r, Refuted):
+            used = {f.note for f in facts_in([r.tree]) if f.kind == "constraint"}
+            texts = [t for t in self.scope.constraint_texts if t in used] or \
+                list(self.scope.constraint_texts)
+            listed = ", ".join(repr(t) for t in texts)
+            raise UnsatisfiableConstraintsError(
+                f"unsatisfiable constraints: {listed} cannot all hold "
+                "(every dimension variable is an integer >= 1)")
+        if isinstance(r, Model):
+            self._remember(r.env)
+
+    def explain_inconclusive(self, x: DimExpr | int, op: str, y: DimExpr | int) -> str:
+        """``"\nIt holds for a = 3, b = 1 and fails for a = 1, b = 2."``"""
+        self._sync()
+        ck = (op, x, y)
+        text = self._etexts.get(ck)
+        if text is not None:
+            return text
+        out: _Outcome | None = None
+        if op in (">=", ">", "<=", "<"):
+            # the difference the scope decided: reuse its evidence
+            e = x - y if op in (">=", ">") else y - x
+            if op in (">", "<"):
+                e = e - 1
+            if isinstance(e, DimExpr):
+                out = self._evidence.get(e)
+        if out is None:
+            d = P.add(P.from_expr(x), P.from_expr(y), -1)
+            if op == ">=":
+                link = (">=", d)
+            elif op == ">":
+                link = (">=", P.add(d, P.const(-1)))
+            elif op == "<=":
+                link = (">=", P.scale(d, -1))
+            elif op == "<":
+                link = (">=", P.add(P.scale(d, -1), P.const(-1)))
+            elif op == "==":
+                link = ("==", d)
+            else:
+                link = ("!=", d)
+            out = self._outcome([(link[0], link[1], "")], "", DECIDE_BUDGET)
+        names: set[str] = set()
+        for z in (x, y):
+            if isinstance(z, DimExpr):
+                names |= z.free_vars
+        shown = sorted(names)
+        extra = [v for v in self.constraint_vars() if v not in names]
+        shown += extra[: max(0, 12 - len(shown))]
+        parts = []
+        if out.holds is not None:
+            parts.append(f"holds for {format_valuation(out.holds.report(shown))}")
+        if out.fails is not None:
+            parts.append(f"fails for {format_valuation(out.fails.report(shown))}")
+        if not parts:
+            text = "\nNo valuation was found where it holds or fails within the work budget."
+        else:
+            text = "\nIt " + " and ".join(parts) + "."
+            if out.holds is None or out.fails is None:
+                text += " (Undecided within the work budget.)"
+        if len(self._etexts) < CACHE_MAX:
+            self._etexts[ck] = text
+        return text
+
+
+def _unknown_reason(r: Result) -> str:
+    if isinstance(r, Unknown):
+        if "budget" in r.reason:
+            return "undecided within the work budget"
+        if "depth" in r.reason:
+            return "undecided: the case analysis is too deep"
+        return "undecided: " + r.reason
+    return ""
+
+
+def leaves_count(cert: Certificate) -> int:
+    """Number of leaves of all refutation trees (for statistics)."""
+    return sum(sum(1 for _ in iter_leaves(r.tree)) for r in cert.refutations)
+
+
+__all__ = ["Decider", "Point", "free_value", "leaves_count"]

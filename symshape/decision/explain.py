@@ -1,0 +1,167 @@
+"""Render certificates as text a person can follow."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from symshape.decision import poly as P
+from symshape.decision.certificate import (
+    Certificate,
+    Fact,
+    Leaf,
+    MaxSplit,
+    Node,
+    Refutation,
+    Split,
+    required_hypotheses,
+)
+
+_DERIVED = ("product", "combo", "fd_lb", "fd_ub", "lemma")
+_MAX_LINES = 400
+
+
+class _Renderer:
+    def __init__(self, scope: Any) -> None:
+        self.scope = scope
+        self.labels: dict[int, str] = {}
+        self.order: list[Fact] = []
+        self.lines: list[str] = []
+
+    def text(self, p: P.Poly) -> str:
+        return P.to_text(p, self.scope)
+
+    def label(self, f: Fact) -> str:
+        lab = self.labels.get(id(f))
+        if lab is None:
+            lab = self.labels[id(f)] = f"L{len(self.labels) + 1}"
+            self.order.append(f)
+        return lab
+
+    def ref(self, f: Fact) -> str:
+        """A short reference to a fact: its label, or the fact itself with its reason."""
+        if f.kind in _DERIVED:
+            return f"{self.label(f)} ({self.text(f.poly)} >= 0)"
+        return f"({self.text(f.poly)} >= 0) [{self.reason(f)}]"
+
+    def atom(self, a: Any) -> str:
+        return self.text(P.mono(P.atom_mono(a)))
+
+    def reason(self, f: Fact) -> str:
+        k = f.kind
+        a = self.atom(f.atom) if f.atom is not None else ""
+        if k == "var":
+            return f"{a} is a dimension variable"
+        if k == "fd_lo":
+            return f"definition of {a}: divisor * quotient <= numerator"
+        if k == "fd_hi":
+            return f"definition of {a}: numerator <= divisor * quotient + divisor - 1"
+        if k == "fd_den":
+            return f"the divisor of {a} is >= 1"
+        if k == "max_ge0":
+            return f"{a} >= 0"
+        if k == "max_ge_arg":
+            return f"{a} >= {self.text(P.from_expr(f.atom.arg))}"
+        if k == "constraint":
+            return f"constraint {f.note!r}"
+        if k == "implicit":
+            return f"implicit: {f.note}"
+        if k == "hyp":
+            return f.note or "hypothesis"
+        if k == "case":
+            return "case assumption"
+        return f"see {self.label(f)}"
+
+    def derivation(self, f: Fact) -> str:
+        k = f.kind
+        if k == "product":
+            a, b = f.premises
+            return f"product of {self.ref(a)} and {self.ref(b)}"
+        if k == "combo":
+            parts = " + ".join(f"{m} x {self.ref(p)}" for m, p in zip(f.mults, f.premises,
+                                                                       strict=True))
+            if f.divisor > 1:
+                return f"({parts}) / {f.divisor}, rounded down (every term is an integer)"
+            return parts
+        if k in ("fd_lb", "fd_ub"):
+            prem = " and ".join(self.ref(p) for p in f.premises)
+            side = "lower" if k == "fd_lb" else "upper"
+            return (f"the {side} bound of {self.atom(f.atom)} implied by {prem} "
+                    "(its divisor is >= 1)")
+        if k == "lemma":
+            return "a lemma, proved below"
+        return self.reason(f)
+
+    def emit(self, indent: int, s: str) -> None:
+        if len(self.lines) < _MAX_LINES:
+            self.lines.append("  " * indent + s)
+        elif len(self.lines) == _MAX_LINES:
+            self.lines.append("  " * indent + "... (explanation truncated)")
+
+    def tree(self, node: Node, indent: int) -> None:
+        stack: list[tuple[Node | str, int]] = [(node, indent)]
+        while stack:
+            n, ind = stack.pop()
+            if isinstance(n, str):
+                self.emit(ind, n)
+                continue
+            if isinstance(n, Leaf):
+                for i, (k, f) in enumerate(n.items):
+                    self.emit(ind, ("  " if i == 0 else "+ ") + f"{k} x {self.ref(f)}")
+                total = n.total()
+                self.emit(ind, f"= {self.text(total)} >= 0, a contradiction.")
+            elif isinstance(n, Split):
+                form = self.text(n.form)
+                stack.append((n.right, ind + 1))
+                stack.append((f"Case {form} >= {n.bound + 1}:", ind))
+                stack.append((n.left, ind + 1))
+                stack.append((f"Case {form} <= {n.bound}:", ind))
+            elif isinstance(n, MaxSplit):
+                a = self.atom(n.atom)
+                arg = self.text(P.from_expr(n.atom.arg))
+                stack.append((n.right, ind + 1))
+                stack.append((f"Case {a} == {arg} (so {arg} >= 0):", ind))
+                stack.append((n.left, ind + 1))
+                stack.append((f"Case {a} == 0 (so {arg} <= 0):", ind))
+
+    def refutation(self, r: Refutation, indent: int, what: str) -> None:
+        if r.hyps:
+            hs = " and ".join(f"{self.text(h.poly)} >= 0" for h in r.hyps)
+            self.emit(indent, f"Suppose {what}: {hs}. Then:")
+        else:
+            self.emit(indent, "The facts alone are contradictory:")
+        self.tree(r.tree, indent + 1)
+
+    def where(self, indent: int) -> None:
+        i = 0
+        while i < len(self.order):
+            f = self.order[i]
+            i += 1
+            self.emit(indent, f"{self.labels[id(f)]}: {self.text(f.poly)} >= 0 is "
+                              f"{self.derivation(f)}.")
+            if f.kind == "lemma" and f.proof is not None:
+                self.refutation(f.proof, indent + 1, f"{self.labels[id(f)]} fails")
+
+
+def render_certificate(cert: Certificate) -> str:
+    """The proof of ``cert`` as indented text."""
+    r = _Renderer(cert.scope)
+    want = required_hypotheses(cert.links, cert.polarity)
+    if cert.polarity == "proved":
+        r.emit(0, f"Proof of {cert.claim} (each line is a fact 'p >= 0' with a multiplier; "
+                  "the weighted sum is a negative constant, which is impossible):")
+        what = "the claim fails"
+    else:
+        r.emit(0, f"Proof that {cert.claim} is false for every valid valuation:")
+        what = "the claim holds"
+    for i, ref in enumerate(cert.refutations):
+        label = f"Part {i + 1} of {len(want)}. " if len(want) > 1 else ""
+        if label:
+            r.emit(1, label.strip())
+        r.refutation(ref, 1, what)
+    if r.order:
+        r.emit(0, "where")
+        r.where(1)
+    return "\n".join(r.lines)
+
+
+__all__ = ["render_certificate"]

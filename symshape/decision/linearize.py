@@ -1,0 +1,507 @@
+"""From a scope and a query to a canonical list of facts.
+
+Every monomial of the canonical form is a column.  The facts (each
+``poly >= 0``, with its derivation, see :mod:`certificate`) are:
+
+* level 0: the explicit constraints (both directions of an equality), the
+  scope's implicit facts, and the axioms of every atom reachable from them and
+  from the query (``v >= 1``; the two inequalities defining
+  ``q = floordiv(num, den)``; ``den >= 1`` for a symbolic divisor; ``m >= 0`` and
+  ``m >= arg`` for ``m = max(arg, 0)``);
+* level 1 adds, for ``floordiv`` by a symbolic divisor, the sign of the
+  quotient from the sign of the numerator, and, for every product monomial,
+  McCormick inequalities: products of the bound facts of its factors, e.g.
+  ``(a - 1)*(b - 1) >= 0``, i.e. ``a*b - a - b + 1 >= 0``.
+
+Bounds of atoms come from the scope's interval arithmetic (cheap, sound) and
+are then *proved* by a small level-0 search, so each bound fact carries its
+own proof and the certificates stay checkable.  Everything is cached per scope
+and sorted by canonical keys, so the facts of a query do not depend on the
+order of the constraints or on earlier queries.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from symshape.decision import poly as P
+from symshape.decision.certificate import (
+    Fact,
+    make_axiom,
+    make_combo,
+    make_fd_bound,
+    make_product,
+)
+from symshape.decision.poly import Poly
+from symshape.expr import Atom, DimExpr, FloorDiv, Max0, Mono, Var, mono_div
+
+# (target polynomial, level) -> a lemma fact ``target >= 0`` or None
+LemmaProver = Callable[[Poly, int], "Fact | None"]
+
+INF = 1 << 30  # the level of a query: every derived fact
+
+
+def _finite(x: Any) -> bool:
+    return isinstance(x, int)
+
+
+class Linearizer:
+    """Per-scope builder and cache of facts."""
+
+    def __init__(self, scope: Any, prove_lemma: LemmaProver,
+                 probe: Callable[[Poly], list[int]] | None = None) -> None:
+        self.scope = scope
+        self.prove_lemma = prove_lemma
+        # values of a polynomial at fixed sample valuations (candidate bounds)
+        self.probe: Callable[[Poly], list[int]] = probe or (lambda f: [])
+        self._axioms: dict[Atom, tuple[Fact, ...]] = {}
+        self._sub: dict[Atom, tuple[Atom, ...]] = {}
+        self._fdb: dict[Atom, tuple[Fact | None, Fact | None]] = {}
+        self._lower: dict[Mono, Fact | None] = {}
+        self._upper: dict[Mono, Fact | None] = {}
+        self._mcc: dict[Mono, tuple[Fact, ...]] = {}
+        self._base: dict[int, tuple[list[Fact], list[Atom]]] = {}
+        self._depth: dict[Atom, int] = {}
+        self._pbounds: dict[frozenset[Any], tuple[Fact | None, Fact | None]] = {}
+        self._factor: dict[frozenset[Any], tuple[Fact, ...]] = {}
+
+    # -- atoms -------------------------------------------------------------------
+    def sub_atoms(self, a: Atom) -> tuple[Atom, ...]:
+        """Atoms of the operands of ``a`` (one level)."""
+        s = self._sub.get(a)
+        if s is None:
+            acc: set[Atom] = set()
+            for o in a.operands:
+                if isinstance(o, DimExpr):
+                    for m in o.terms:
+                        for b, _ in m:
+                            acc.add(b)
+            s = self._sub[a] = tuple(acc)
+        return s
+
+    def closure(self, polys: Iterable[Poly], seen: set[Atom] | None = None) -> list[Atom]:
+        """Atoms reachable from ``polys`` (not in ``seen``), iteratively."""
+        seen = set() if seen is None else seen
+        out: list[Atom] = []
+        stack: list[Atom] = []
+        for p in polys:
+            for m in p:
+                for a, _ in m:
+                    if a not in seen:
+                        seen.add(a)
+                        stack.append(a)
+        while stack:
+            a = stack.pop()
+            out.append(a)
+            for b in self.sub_atoms(a):
+                if b not in seen:
+                    seen.add(b)
+                    stack.append(b)
+        return out
+
+    def axioms(self, a: Atom) -> tuple[Fact, ...]:
+        """Level-0 axioms of one atom."""
+        fs = self._axioms.get(a)
+        if fs is None:
+            t = type(a)
+            if t is Var:
+                fs = (make_axiom("var", a),)
+            elif t is FloorDiv:
+                kinds = ["fd_lo", "fd_hi"]
+                if isinstance(a.den, DimExpr):  # type: ignore[attr-defined]
+                    kinds.append("fd_den")
+                fs = tuple(make_axiom(k, a) for k in kinds)
+            elif t is Max0:
+                fs = (make_axiom("max_ge0", a), make_axiom("max_ge_arg", a))
+            else:  # pragma: no cover - the core has exactly three atom types
+                fs = ()
+            self._axioms[a] = fs
+        return fs
+
+    def depth(self, a: Atom) -> int:
+        """Nesting depth: 0 for a variable, 1 + the deepest sub-atom otherwise."""
+        d = self._depth.get(a)
+        if d is not None:
+            return d
+        stack = [a]
+        while stack:
+            x = stack[-1]
+            if x in self._depth:
+                stack.pop()
+                continue
+            subs = self.sub_atoms(x)
+            missing = [b for b in subs if b not in self._depth]
+            if missing:
+                stack.extend(missing)
+                continue
+            self._depth[x] = 0 if type(x) is Var else \
+                1 + max((self._depth[b] for b in subs), default=0)
+            stack.pop()
+        return self._depth[a]
+
+    def mono_depth(self, m: Mono) -> int:
+        """The depth of the deepest atom of a monomial."""
+        return max((self.depth(a) for a, _ in m), default=0)
+
+    def constraint_facts(self) -> list[Fact]:
+        """Explicit constraints and implicit facts of the scope."""
+        out: list[Fact] = []
+        for c in self.scope.constraints:
+            d = P.from_expr(c.diff)
+            out.append(Fact(d, "constraint", note=c.text))
+            if c.op == "==":
+                out.append(Fact(P.scale(d, -1), "constraint", note=c.text))
+        for e, reason in self.scope._implicit:
+            out.append(Fact(P.from_expr(e), "implicit", note=reason))
+        return out
+
+    def base(self, level: int = INF) -> tuple[list[Fact], list[Atom]]:
+        """Facts of the scope alone at ``level``, and the atoms they mention."""
+        b = self._base.get(level)
+        if b is None:
+            cf = self.constraint_facts()
+            atoms = self.closure(f.poly for f in cf)
+            facts = list(cf)
+            for a in atoms:
+                facts.extend(self.axioms(a))
+            if level > 0:
+                facts.extend(self.extras(list(facts), atoms, level))
+            b = self._base[level] = (canonical(facts), atoms)
+        return b
+
+    # -- level 1: derived facts -------------------------------------------------------
+    def fd_bounds(self, a: Atom) -> tuple[Fact | None, Fact | None]:
+        """Lower and upper bound facts of ``floordiv(num, den)`` with a symbolic
+        divisor, from proved bounds of ``num`` (and of ``den``)."""
+        fs = self._fdb.get(a)
+        if fs is None:
+            lower = upper = None
+            if type(a) is FloorDiv and isinstance(a.den, DimExpr):
+                lv = self.depth(a)
+
+                def lemma(p: Poly, lv: int = lv) -> Fact | None:
+                    return self.prove_lemma(p, lv)
+                num, den = P.from_expr(a.num), P.from_expr(a.den)
+                nlo, nhi = self.scope._interval(a.num)
+                dlo, dhi = self.scope._interval(a.den)
+                low = nlo if _finite(nlo) else 0
+                p1 = lemma(P.add(num, P.const(-low)))
+                if p1 is not None:
+                    prems = [p1]
+                    if low > 0 and _finite(dhi):
+                        p2 = lemma(P.add(P.const(dhi), den, -1))
+                        if p2 is not None:
+                            prems.append(p2)
+                    lower = make_fd_bound("fd_lb", a, prems)
+                if _finite(nhi):
+                    p1 = lemma(P.add(P.const(nhi), num, -1))
+                    if p1 is not None:
+                        prems = [p1]
+                        p2 = None
+                        if nhi >= 0 and _finite(dlo) and dlo > 1:
+                            p2 = lemma(P.add(den, P.const(-dlo)))
+                        elif nhi < 0 and _finite(dhi):
+                            p2 = lemma(P.add(P.const(dhi), den, -1))
+                        if p2 is not None:
+                            prems.append(p2)
+                        upper = make_fd_bound("fd_ub", a, prems)
+            fs = self._fdb[a] = (lower, upper)
+        return fs
+
+    def sign_facts(self, a: Atom) -> tuple[Fact, ...]:
+        """Bound facts of a symbolic floordiv atom (empty for other atoms)."""
+        if type(a) is not FloorDiv or not isinstance(a.den, DimExpr):
+            return ()
+        return tuple(f for f in self.fd_bounds(a) if f is not None)
+
+    def _interval(self, m: Mono) -> tuple[Any, Any]:
+        return self.scope._interval(DimExpr({m: 1}, self.scope))
+
+    def atom_lower(self, a: Atom) -> Fact | None:
+        """A fact ``a - l >= 0`` with the best cheap lower bound ``l``."""
+        m = P.atom_mono(a)
+        if m in self._lower:
+            return self._lower[m]
+        lo, _ = self._interval(m)
+        t = type(a)
+        fact: Fact | None = None
+        floor_: int | None = None
+        if t is Var:
+            fact, floor_ = self.axioms(a)[0], 1
+        elif t is Max0:
+            fact, floor_ = self.axioms(a)[0], 0
+        elif isinstance(a.den, DimExpr):  # type: ignore[attr-defined]
+            fact = self.fd_bounds(a)[0]
+            if fact is not None:
+                floor_ = -P.constant(fact.poly)
+        if _finite(lo) and (floor_ is None or lo > floor_):
+            lem = self.prove_lemma({m: 1, P.ONE: -lo} if lo else {m: 1}, self.depth(a))
+            if lem is not None:
+                fact = lem
+        self._lower[m] = fact
+        return fact
+
+    def atom_upper(self, a: Atom) -> Fact | None:
+        """A fact ``u - a >= 0`` with a cheap upper bound ``u``, if one is finite."""
+        m = P.atom_mono(a)
+        if m in self._upper:
+            return self._upper[m]
+        _, hi = self._interval(m)
+        fact = None
+        ceil_: int | None = None
+        if type(a) is FloorDiv and isinstance(a.den, DimExpr):
+            fact = self.fd_bounds(a)[1]
+            if fact is not None:
+                ceil_ = P.constant(fact.poly)
+        if _finite(hi) and (ceil_ is None or hi < ceil_):
+            lem = self.prove_lemma({m: -1, P.ONE: hi} if hi else {m: -1}, self.depth(a))
+            if lem is not None:
+                fact = lem
+        self._upper[m] = fact
+        return fact
+
+    def mono_bounds(self, m: Mono) -> tuple[Fact | None, Fact | None]:
+        """Lower and upper bound facts of a monomial (products of factor bounds
+        when the factors are non-negative)."""
+        if len(m) == 1 and m[0][1] == 1:
+            return self.atom_lower(m[0][0]), self.atom_upper(m[0][0])
+        if m in self._lower:
+            return self._lower[m], self._upper.get(m)
+        x = m[0][0]
+        xm = P.atom_mono(x)
+        rest = mono_div(m, xm)
+        assert rest is not None
+        lx, ux = self.atom_lower(x), self.atom_upper(x)
+        lr, ur = self.mono_bounds(rest)
+        low: Fact | None = None
+        up: Fact | None = None
+        if lx is not None and lr is not None:
+            vx, vr = -P.constant(lx.poly), -P.constant(lr.poly)
+            if vx >= 0 and vr >= 0:
+                prems, mults = [make_product(lx, lr)], [1]
+                if vr:
+                    prems.append(lx)
+                    mults.append(vr)
+                if vx:
+                    prems.append(lr)
+                    mults.append(vx)
+                low = make_combo(prems, mults)
+                if ux is not None and ur is not None:
+                    wr = P.constant(ur.poly)
+                    # wx*wr - x*rest = wr*(wx - x) + (x - vx)*(wr - rest) + vx*(wr - rest)
+                    prems, mults = [make_product(lx, ur)], [1]
+                    if wr:
+                        prems.append(ux)
+                        mults.append(wr)
+                    if vx:
+                        prems.append(ur)
+                        mults.append(vx)
+                    up = make_combo(prems, mults)
+        self._lower[m] = low
+        self._upper[m] = up
+        return low, up
+
+    def mccormick(self, m: Mono) -> tuple[Fact, ...]:
+        """McCormick inequalities for a product monomial ``m``."""
+        fs = self._mcc.get(m)
+        if fs is not None:
+            return fs
+        out: dict[frozenset[Any], Fact] = {}
+        for x, _ in m:
+            xm = P.atom_mono(x)
+            rest = mono_div(m, xm)
+            if not rest:
+                continue
+            lx, ux = self.atom_lower(x), self.atom_upper(x)
+            lr, ur = self.mono_bounds(rest)
+            for f1, f2 in ((lx, lr), (ux, ur), (lx, ur), (ux, lr)):
+                if f1 is not None and f2 is not None:
+                    f = make_product(f1, f2)
+                    out.setdefault(P.hkey(f.poly), f)
+            if len(rest) > 1 or rest[0][1] > 1:
+                for g in (lr, ur):
+                    if g is not None:
+                        out.setdefault(P.hkey(g.poly), g)
+        fs = tuple(out.values())
+        self._mcc[m] = fs
+        return fs
+
+    def extras(self, facts: Iterable[Fact], atoms: Iterable[Atom], level: int) -> list[Fact]:
+        """Derived facts below ``level``: bounds of symbolic floordiv atoms of
+        depth < ``level`` and McCormick facts of the product monomials of
+        ``facts`` whose atoms have depth < ``level``.  A lemma about an atom is
+        proved with the facts below the atom's own depth, so the construction
+        is well founded and does not depend on the order of the queries."""
+        out: list[Fact] = []
+        for a in atoms:
+            if self.depth(a) < level:
+                out.extend(self.sign_facts(a))
+        products: set[Mono] = set()
+        for group in (facts, out):
+            for f in group:
+                for m in f.poly:
+                    if len(m) > 1 or (m and m[0][1] > 1):
+                        products.add(m)
+        for m in sorted(products, key=P.column_key):
+            if self.mono_depth(m) < level:
+                out.extend(self.mccormick(m))
+        if level == INF:  # composite factors, for the query itself only
+            for f in facts:
+                out.extend(self.factor_facts(f.poly))
+        return out
+
+    # -- products of composite factors ------------------------------------------------
+    def poly_bounds(self, f: Poly) -> tuple[Fact | None, Fact | None]:
+        """Proved lower and upper bound facts of a polynomial (lemmas), with
+        candidate bounds from interval arithmetic and from sample valuations."""
+        if len(f) == 1 and P.ONE not in f:
+            (m, c), = f.items()
+            if c == 1 and len(m) == 1 and m[0][1] == 1:
+                return self.atom_lower(m[0][0]), self.atom_upper(m[0][0])
+        k = P.hkey(f)
+        got = self._pbounds.get(k)
+        if got is not None:
+            return got
+        level = 1 + max((self.depth(a) for a in P.atoms_of(f)), default=0)
+        lo_i, hi_i = self.scope._interval(DimExpr(dict(f), self.scope)) \
+            if not P.is_constant(f) else (P.constant(f), P.constant(f))
+        samples = self.probe(f)
+        lows = [min(samples)] if samples else []
+        highs = [max(samples)] if samples else []
+        if lows and lows[0] > 0:
+            lows.append(0)  # the sign is often what matters
+        if highs and highs[0] < 0:
+            highs.append(0)
+        if _finite(lo_i) and lo_i not in lows:
+            lows.append(lo_i)
+        if _finite(hi_i) and hi_i not in highs:
+            highs.append(hi_i)
+        low = up = None
+        for lv in lows:
+            low = self.prove_lemma(P.add(f, P.const(-lv)), level)
+            if low is not None:
+                break
+        for hv in highs:
+            up = self.prove_lemma(P.add(P.const(hv), f, -1), level)
+            if up is not None:
+                break
+        got = self._pbounds[k] = (low, up)
+        return got
+
+    def factor_facts(self, p: Poly) -> tuple[Fact, ...]:
+        """Products of the bounds of the factors of the non-linear part of ``p``.
+
+        If the non-linear part factors as ``F*G`` (found by exact division by
+        the cofactor of one of its atoms), McCormick inequalities on ``F`` and
+        ``G`` relate the product to their bounds, which monomial-by-monomial
+        McCormick cannot do (``min(a, b)*min(3, c)`` expands into many
+        monomials).  Otherwise, for a few atoms ``x``, ``p = x*C + R`` and the
+        products of the bounds of ``x`` and of its cofactor ``C`` are added.
+        """
+        nonlin = {m: c for m, c in p.items() if len(m) > 1 or (m and m[0][1] > 1)}
+        if not nonlin:
+            return ()
+        k = P.hkey(nonlin)
+        fs = self._factor.get(k)
+        if fs is not None:
+            return fs
+        atoms = sorted(P.atoms_of(nonlin), key=P.atom_digest)[:4]
+        pairs: list[tuple[Poly, Poly]] = []
+        for x in atoms:
+            cof = _cofactor(nonlin, x)
+            quot = _divide(nonlin, cof) if cof else None
+            if quot is not None and not P.is_constant(quot):
+                pairs.append((quot, cof))
+                break
+        if not pairs:
+            for x in atoms[:3]:
+                cof = _cofactor(p, x)
+                if cof and not P.is_constant(cof):
+                    pairs.append((P.mono(P.atom_mono(x)), cof))
+        out: dict[frozenset[Any], Fact] = {}
+        for f, g in pairs:
+            lf, uf = self.poly_bounds(f)
+            lg, ug = self.poly_bounds(g)
+            for f1, f2 in ((lf, lg), (uf, ug), (lf, ug), (uf, lg)):
+                if f1 is not None and f2 is not None:
+                    fact = make_product(f1, f2)
+                    out.setdefault(P.hkey(fact.poly), fact)
+        fs = self._factor[k] = tuple(out.values())
+        return fs
+
+    def facts(self, polys: Sequence[Poly], level: int = INF) -> list[Fact]:
+        """The facts for a query about ``polys`` at ``level`` (``INF``: all)."""
+        base, base_atoms = self.base(level)
+        extra = self.closure(polys, set(base_atoms))
+        more: list[Fact] = []
+        for a in extra:
+            more.extend(self.axioms(a))
+        if level > 0:
+            probe = more + [Fact(p, "hyp") for p in polys]
+            more.extend(self.extras(probe, extra, level))
+        if not more:
+            return base
+        return base + canonical(more)
+
+
+def _cofactor(p: Poly, x: Atom) -> Poly:
+    """``C`` with ``p = x*C + R``, ``R`` free of ``x`` (content removed)."""
+    xm = P.atom_mono(x)
+    cof: Poly = {}
+    for m, c in p.items():
+        if any(a == x for a, _ in m):
+            q = mono_div(m, xm)
+            assert q is not None
+            cof[q] = cof.get(q, 0) + c
+    cof = {m: c for m, c in cof.items() if c}
+    if not cof:
+        return cof
+    g = math.gcd(*cof.values())
+    return {m: c // g for m, c in cof.items()}
+
+
+def _divide(n: Poly, d: Poly) -> Poly | None:
+    """``q`` with ``q*d == n`` exactly (integer coefficients), or None."""
+    order = {a: i for i, a in enumerate(sorted(P.atoms_of(n) | P.atoms_of(d),
+                                               key=P.atom_digest))}
+
+    def mkey(m: Mono) -> tuple[int, tuple[int, ...]]:
+        exps = [0] * len(order)
+        for a, k in m:
+            exps[order[a]] = k
+        return sum(exps), tuple(exps)
+
+    lt = max(d, key=mkey)
+    lc = d[lt]
+    rest = dict(n)
+    quot: Poly = {}
+    for _ in range(10 * len(n) + 10):
+        if not rest:
+            return {m: c for m, c in quot.items() if c}
+        lead = max(rest, key=mkey)
+        c = rest[lead]
+        q = mono_div(lead, lt)
+        if q is None or c % lc:
+            return None
+        qc = c // lc
+        quot[q] = quot.get(q, 0) + qc
+        rest = P.add(rest, P.mul({q: qc}, d), -1)
+    return None
+
+
+def canonical(facts: Iterable[Fact]) -> list[Fact]:
+    """Facts sorted by canonical key, duplicates (same polynomial) dropped."""
+    seen: set[frozenset[Any]] = set()
+    out: list[Fact] = []
+    for f in sorted(facts, key=lambda f: f.key):
+        k = P.hkey(f.poly)
+        if k in seen:
+            continue
+        seen.add(k)
+        out.append(f)
+    return out
+
+
+__all__ = ["INF", "Linearizer", "canonical"]

@@ -1,0 +1,258 @@
+"""Integer polynomials over the monomials of canonical expressions.
+
+The decision procedure works on its own representation instead of building
+``DimExpr`` objects: building a ``max`` or a symbolic ``floordiv`` calls back
+into the scope's decision procedure, which would recurse.  A :data:`Poly` maps
+a monomial (see :mod:`symshape.expr`) to a non-zero ``int`` coefficient; the
+constant monomial is ``()``.  Read linearly, every non-constant monomial is a
+"column" of a linear program; read as polynomials, products of facts stay
+exact, which keeps certificates checkable.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from symshape.expr import _ONE, Atom, DimExpr, Mono, Var, mono_mul
+
+Poly = dict[Mono, int]
+
+ONE: Mono = _ONE
+
+
+def from_expr(e: DimExpr | int) -> Poly:
+    """The polynomial of an expression or constant (a fresh dict)."""
+    if isinstance(e, int):
+        return {ONE: e} if e else {}
+    return dict(e.terms)
+
+
+def const(c: int) -> Poly:
+    """The constant polynomial ``c``."""
+    return {ONE: c} if c else {}
+
+
+def mono(m: Mono, c: int = 1) -> Poly:
+    """``c * m``."""
+    return {m: c} if c else {}
+
+
+def atom_mono(a: Atom) -> Mono:
+    """The degree-1 monomial of an atom."""
+    return ((a, 1),)
+
+
+def add(p: Poly, q: Poly, k: int = 1) -> Poly:
+    """``p + k*q`` (a fresh dict)."""
+    out = dict(p)
+    if k == 0:
+        return out
+    for m, c in q.items():
+        v = out.get(m, 0) + k * c
+        if v:
+            out[m] = v
+        else:
+            out.pop(m, None)
+    return out
+
+
+def add_into(acc: Poly, q: Poly, k: int) -> None:
+    """``acc += k*q`` in place."""
+    for m, c in q.items():
+        v = acc.get(m, 0) + k * c
+        if v:
+            acc[m] = v
+        else:
+            acc.pop(m, None)
+
+
+def scale(p: Poly, k: int) -> Poly:
+    """``k*p``."""
+    if k == 0:
+        return {}
+    return {m: c * k for m, c in p.items()}
+
+
+def mul(p: Poly, q: Poly) -> Poly:
+    """The polynomial product ``p*q``."""
+    out: Poly = {}
+    for m1, c1 in p.items():
+        for m2, c2 in q.items():
+            m = mono_mul(m1, m2)
+            v = out.get(m, 0) + c1 * c2
+            if v:
+                out[m] = v
+            else:
+                out.pop(m, None)
+    return out
+
+
+def constant(p: Poly) -> int:
+    """The constant term."""
+    return p.get(ONE, 0)
+
+
+def is_constant(p: Poly) -> bool:
+    """True if ``p`` has no non-constant monomial."""
+    return not p or (len(p) == 1 and ONE in p)
+
+
+def linear_part(p: Poly) -> Poly:
+    """``p`` without its constant term."""
+    if ONE not in p:
+        return p
+    return {m: c for m, c in p.items() if m}
+
+
+_DIGEST: dict[Atom, int] = {}
+
+
+def _h(data: bytes) -> int:
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "big")
+
+
+def _poly_bytes(e: DimExpr | int) -> bytes:
+    if isinstance(e, int):
+        return b"i" + str(e).encode()
+    parts = sorted((mono_digest(m), c) for m, c in e.terms.items())
+    return b"p" + b";".join(b"%d*%d" % (d, c) for d, c in parts)
+
+
+def atom_digest(a: Atom) -> int:
+    """A stable 64-bit digest of an atom's structure (same in every process;
+    iterative, so deep nests cannot hit the recursion limit)."""
+    d = _DIGEST.get(a)
+    if d is not None:
+        return d
+    stack = [a]
+    while stack:
+        x = stack[-1]
+        if x in _DIGEST:
+            stack.pop()
+            continue
+        missing = [b for o in x.operands if isinstance(o, DimExpr)
+                   for m in o.terms for b, _ in m if b not in _DIGEST]
+        if missing:
+            stack.extend(missing)
+            continue
+        if type(x) is Var:
+            data = b"v" + x.name.encode()
+        else:
+            data = type(x).__name__.encode() + b"(" + b",".join(
+                _poly_bytes(o) for o in x.operands) + b")"
+        if len(_DIGEST) > 200_000:
+            _DIGEST.clear()
+        _DIGEST[x] = _h(data)
+        stack.pop()
+    return _DIGEST[a] if a in _DIGEST else atom_digest(a)
+
+
+def mono_digest(m: Mono) -> int:
+    """A stable digest of a monomial (0 for the constant monomial)."""
+    if not m:
+        return 0
+    if len(m) == 1 and m[0][1] == 1:
+        return atom_digest(m[0][0])
+    parts = sorted((atom_digest(a), k) for a, k in m)
+    return _h(b"*".join(b"%d^%d" % (d, k) for d, k in parts))
+
+
+def key(p: Poly) -> tuple[Any, ...]:
+    """A canonical, totally ordered key of ``p``: flat (independent of dict
+    order and of the nesting depth of its atoms)."""
+    return tuple(sorted((mono_digest(m), c) for m, c in p.items()))
+
+
+def column_key(m: Mono) -> tuple[int, int]:
+    """Canonical order of monomials as columns: degree, then digest."""
+    return sum(k for _, k in m), mono_digest(m)
+
+
+def hkey(p: Poly) -> frozenset[tuple[Mono, int]]:
+    """A cheap hashable key of ``p`` for dicts and sets (atoms cache their
+    hashes; the ordering :func:`key` of deeply nested atoms is costly to hash)."""
+    return frozenset(p.items())
+
+
+def degree(p: Poly) -> int:
+    """Total degree (0 for constants and the zero polynomial)."""
+    return max((sum(k for _, k in m) for m in p), default=0)
+
+
+_TREE_SIZE: dict[Atom, int] = {}
+TEXT_LIMIT = 3000
+
+
+def tree_size(p: Poly, cap: int = TEXT_LIMIT) -> int:
+    """Size of ``p`` written out as a tree (shared sub-expressions counted every
+    time they occur), saturating at ``cap``; memoized per atom, iterative."""
+    total = 0
+    for m in p:
+        for a, _ in m:
+            total += _atom_size(a, cap)
+            if total >= cap:
+                return cap
+    return total + len(p)
+
+
+def _atom_size(a: Atom, cap: int) -> int:
+    s = _TREE_SIZE.get(a)
+    if s is not None:
+        return s
+    stack = [a]
+    while stack:
+        x = stack[-1]
+        if x in _TREE_SIZE:
+            stack.pop()
+            continue
+        subs = [o for o in x.operands if isinstance(o, DimExpr)]
+        missing = [b for o in subs for m in o.terms for b, _ in m if b not in _TREE_SIZE]
+        if missing:
+            stack.extend(missing)
+            continue
+        size = 1
+        for o in subs:
+            size += len(o.terms)
+            for m in o.terms:
+                for b, _ in m:
+                    size += _TREE_SIZE[b]
+        if len(_TREE_SIZE) > 100_000:
+            _TREE_SIZE.clear()
+        _TREE_SIZE[x] = min(size, cap)
+        stack.pop()
+    return _TREE_SIZE.get(a, cap)
+
+
+def to_text(p: Poly, scope: Any) -> str:
+    """Readable text of ``p`` (reuses the expression printer); a placeholder for
+    expressions too large to print (deep nests of shared sub-expressions)."""
+    if is_constant(p):
+        return str(constant(p))
+    if tree_size(p) >= TEXT_LIMIT:
+        return f"<expression with {len(p)} terms, too large to print>"
+    from symshape.printing import expr_to_str
+    return expr_to_str(DimExpr(dict(p), scope))
+
+
+def mono_text(m: Mono, scope: Any) -> str:
+    """Readable text of a monomial."""
+    return to_text({m: 1}, scope)
+
+
+def atoms_of(p: Poly) -> set[Atom]:
+    """Top-level atoms of the monomials of ``p``."""
+    return {a for m in p for a, _ in m}
+
+
+def operand_poly(x: DimExpr | int) -> Poly:
+    """Polynomial of an atom operand (a ``DimExpr`` or an ``int``)."""
+    return from_expr(x)
+
+
+__all__ = [
+    "ONE", "Poly", "add", "add_into", "atom_digest", "atom_mono", "atoms_of", "column_key",
+    "const", "constant", "degree", "from_expr", "hkey", "is_constant", "key", "linear_part",
+    "mono", "mono_digest", "mono_text", "mul", "operand_poly", "scale", "to_text",
+    "tree_size",
+]

@@ -1,0 +1,498 @@
+"""Branch and bound over the linear relaxation, producing refutation trees.
+
+Given facts ``p >= 0`` (polynomials read linearly: every non-constant monomial
+is an integer-valued column) and hypotheses, :class:`Search` either refutes
+them (a :mod:`certificate` tree whose leaves are simplex conflicts), finds a
+model (an integer point whose ``max`` columns agree with their arguments, turned
+into a valuation that the caller verifies by exact evaluation), or gives up
+(work budget, depth, or a point that is not realizable because of non-linear
+columns).
+
+Branching: first a ``max(arg, 0)`` column whose value is neither 0 nor ``arg``
+(cases ``m <= 0`` / ``m <= arg``), then the first fractional column (cases
+``x <= floor(v)`` / ``x >= floor(v) + 1``).  Columns are ordered canonically, so
+the search, and its answer, do not depend on the order in which facts were
+produced.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+
+from symshape.decision import poly as P
+from symshape.decision.certificate import (
+    Fact,
+    Leaf,
+    MaxSplit,
+    Node,
+    Split,
+    make_combo,
+    make_product,
+    max_cases,
+    split_cases,
+)
+from symshape.decision.poly import Poly
+from symshape.decision.simplex import Budget, BudgetExceeded, Conflict, Simplex
+from symshape.expr import Max0, Mono, Var, mono_div
+
+
+class Refuted:
+    """The facts and hypotheses are contradictory; ``tree`` proves it."""
+
+    __slots__ = ("tree",)
+
+    def __init__(self, tree: Node) -> None:
+        self.tree = tree
+
+
+class Model:
+    """A verified valuation satisfying the facts and hypotheses."""
+
+    __slots__ = ("env",)
+
+    def __init__(self, env: dict[str, int]) -> None:
+        self.env = env
+
+
+class Unknown:
+    """Neither: the budget ran out or a point could not be realized."""
+
+    __slots__ = ("reason",)
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+
+Result = Refuted | Model | Unknown
+
+def _ext_gcd(a: int, b: int) -> tuple[int, int, int]:
+    """``(g, u, w)`` with ``u*a + w*b == g == gcd(a, b) > 0`` (``b != 0``)."""
+    r0, r1, u0, u1, w0, w1 = a, b, 1, 0, 0, 1
+    while r1:
+        q = r0 // r1
+        r0, r1 = r1, r0 - q * r1
+        u0, u1 = u1, u0 - q * u1
+        w0, w1 = w1, w0 - q * w1
+    if r0 < 0:
+        r0, u0, w0 = -r0, -u0, -w0
+    return r0, u0, w0
+
+
+def column_key(m: Mono) -> tuple[int, int]:
+    """Canonical order of columns (degree, then a stable structural digest)."""
+    return P.column_key(m)
+
+
+class Search:
+    """One refutation / model search over ``facts`` plus ``hyps``.
+
+    ``accept(env)`` verifies a candidate valuation (every constraint and
+    hypothesis, by exact evaluation); without it no model is ever reported.
+    """
+
+    def __init__(self, facts: Sequence[Fact], hyps: Sequence[Fact], budget: Budget,
+                 accept: Callable[[dict[str, int]], bool] | None = None,
+                 max_depth: int = 60) -> None:
+        self.facts = list(facts) + list(hyps)
+        self.budget = budget
+        self.accept = accept
+        self.max_depth = max_depth
+        self.sx = Simplex(budget)
+        self.col_of: dict[Mono, int] = {}
+        self.monos: list[Mono] = []
+        self.slack_of: dict[tuple[tuple[int, int], ...], int] = {}
+        self.form_of: dict[int, dict[int, int]] = {}  # slack -> its form over columns
+        self.max_cols: list[tuple[int, Max0, Poly]] = []
+        self.var_cols: list[tuple[int, str]] = []
+        # product columns: (column, monomial, [(factor atom column, rest column)])
+        self.products: list[tuple[int, Mono, list[tuple[int, int]]]] = []
+        self._init_conflict: Conflict | None = None
+        self._cuts_seen: dict[tuple[int, int], tuple[Fact, Fact]] = {}
+        self._cut_trail: list[tuple[int, int]] = []
+
+    # -- setup -------------------------------------------------------------------
+    def _setup(self) -> None:
+        monos: set[Mono] = set()
+        for f in self.facts:
+            for m in f.poly:
+                if m:
+                    monos.add(m)
+        for m in sorted(monos, key=column_key):
+            j = self.sx.add_var()
+            self.col_of[m] = j
+            self.monos.append(m)
+            if len(m) == 1 and m[0][1] == 1:
+                a = m[0][0]
+                if type(a) is Var:
+                    self.var_cols.append((j, a.name))
+                elif type(a) is Max0:
+                    arg = P.from_expr(a.arg)
+                    if all(mm in self.col_of or mm in monos for mm in arg if mm):
+                        self.max_cols.append((j, a, arg))
+        for m in self.monos:
+            if len(m) > 1 or m[0][1] > 1:
+                splits = []
+                for x, _ in m:
+                    rest = mono_div(m, ((x, 1),))
+                    xj = self.col_of.get(((x, 1),))
+                    rj = self.col_of.get(rest) if rest else None
+                    if xj is not None and rj is not None:
+                        splits.append((xj, rj))
+                if splits:
+                    self.products.append((self.col_of[m], m, splits))
+        for f in self.facts:
+            c = self.assert_fact(f)
+            if c is not None:
+                self._init_conflict = c
+                return
+
+    def _form(self, p: Poly) -> tuple[int, int, tuple[tuple[int, int], ...], int]:
+        """``p == sign*g*L + k`` with ``L`` primitive, its first coefficient positive."""
+        items = sorted((self.col_of[m], c) for m, c in p.items() if m)
+        g = math.gcd(*(c for _, c in items))
+        sign = 1 if items[0][1] > 0 else -1
+        form = tuple((j, c // (sign * g)) for j, c in items)
+        return sign, g, form, P.constant(p)
+
+    def _var_for(self, form: tuple[tuple[int, int], ...]) -> int:
+        if len(form) == 1:
+            return form[0][0]
+        s = self.slack_of.get(form)
+        if s is None:
+            s = self.sx.add_row(dict(form))
+            self.slack_of[form] = s
+            self.form_of[s] = dict(form)
+        return s
+
+    def assert_fact(self, f: Fact) -> Conflict | None:
+        """Assert ``f.poly >= 0`` as a bound on a column or slack."""
+        p = f.poly
+        if P.is_constant(p):
+            if P.constant(p) < 0:
+                return [(1, f)]
+            return None
+        sign, g, form, k = self._form(p)
+        v = self._var_for(form)
+        reason = f if g == 1 else make_combo([f], [1], g)
+        # sign*g*L + k >= 0
+        if sign > 0:
+            return self.sx.assert_lower(v, -(k // g), reason)
+        return self.sx.assert_upper(v, k // g, reason)
+
+    # -- search ------------------------------------------------------------------
+    def run(self) -> Result:
+        """Refute, find a model, or give up."""
+        try:
+            self._setup()
+            if self._init_conflict is not None:
+                return Refuted(Leaf(self._init_conflict))
+            return self._node(0)
+        except BudgetExceeded as e:
+            return Unknown(str(e))
+
+    def _node(self, depth: int) -> Result:
+        self.budget.node()
+        self.budget.spend(10 + len(self.monos) + len(self.max_cols) + 4 * len(self.products))
+        mark = len(self._cut_trail)
+        try:
+            return self._node_body(depth)
+        finally:
+            # cuts are valid in this branch only: forget them on the way out
+            while len(self._cut_trail) > mark:
+                del self._cuts_seen[self._cut_trail.pop()]
+
+    def _node_body(self, depth: int) -> Result:
+        rounds = 0
+        while True:
+            conflict = self.sx.check()
+            if conflict is not None:
+                return Refuted(Leaf(conflict))
+            choice = self._choose()
+            if choice is None:
+                bad = self._inconsistent_product()
+                if bad is None:
+                    return self._realize()
+                if rounds < 4:
+                    cut = self._local_mccormick(bad)
+                    if isinstance(cut, list):
+                        return Refuted(Leaf(cut))
+                    if cut:
+                        rounds += 1
+                        continue
+                choice = self._spatial_split(bad)
+                if choice is None:
+                    return self._realize()
+            break
+        if depth >= self.max_depth:
+            return Unknown("search depth")
+        cases, build, first = choice
+        subs: list[Node | None] = [None, None]
+        for i in ((0, 1) if first == 0 else (1, 0)):
+            mark = self.sx.mark()
+            c = self.assert_fact(cases[i])
+            sub = Refuted(Leaf(c)) if c is not None else self._node(depth + 1)
+            self.sx.undo(mark)
+            if not isinstance(sub, Refuted):
+                return sub
+            subs[i] = sub.tree
+        left, right = subs
+        assert left is not None and right is not None
+        return Refuted(build(left, right))
+
+    # -- non-linear columns ----------------------------------------------------------
+    def _inconsistent_product(self) -> tuple[int, Mono, list[tuple[int, int]]] | None:
+        """The first product column whose value is not the product of its factors."""
+        parts = self.sx.parts
+        for j, m, splits in self.products:
+            n, d = parts(j)  # the point is integral here
+            v = n // d
+            for xj, rj in splits:
+                (nx, dx), (nr, dr) = parts(xj), parts(rj)
+                if (nx // dx) * (nr // dr) != v:
+                    return j, m, splits
+        return None
+
+    def _local_mccormick(self, bad: tuple[int, Mono, list[tuple[int, int]]]
+                         ) -> Conflict | bool:
+        """Products of the current bounds of the factors (valid in this branch).
+        True if one was added, a conflict if one contradicts the bounds."""
+        sx = self.sx
+        added = False
+        _, _, splits = bad
+        for xj, rj in splits:
+            lx, ux = sx.lo_r[xj], sx.hi_r[xj]
+            lr, ur = sx.lo_r[rj], sx.hi_r[rj]
+            for f1, f2 in ((lx, lr), (ux, ur), (lx, ur), (ux, lr)):
+                if f1 is None or f2 is None:
+                    continue
+                k = (id(f1), id(f2))
+                if k in self._cuts_seen:
+                    continue
+                self._cuts_seen[k] = (f1, f2)
+                self._cut_trail.append(k)
+                f = make_product(f1, f2)
+                c = self.assert_fact(f)
+                if c is not None:
+                    return c
+                added = True
+        return added
+
+    def _spatial_split(self, bad: tuple[int, Mono, list[tuple[int, int]]]
+                       ) -> tuple[tuple[Fact, Fact], Callable[[Node, Node], Node], int] | None:
+        """Split the range of a factor so that McCormick becomes exact."""
+        sx = self.sx
+        _, _, splits = bad
+        best: tuple[float, int] | None = None
+        for xj, rj in splits:
+            for j in (xj, rj):
+                lo, hi = sx.lo[j], sx.hi[j]
+                if lo is not None and hi is not None and lo == hi:
+                    continue
+                width = math.inf if lo is None or hi is None else hi - lo
+                if best is None or width < best[0]:
+                    best = (width, j)
+        if best is None:
+            return None
+        j = best[1]
+        v = sx.value(j)
+        fl = math.floor(v)
+        if sx.hi[j] is not None and fl >= sx.hi[j]:  # type: ignore[operator]
+            fl -= 1  # right case fixes the column at its upper bound
+        form: Poly = {self.monos[j]: 1}
+        lc, rc = split_cases(form, fl)
+
+        def build(left: Node, right: Node) -> Node:
+            return Split(form, fl, left, right, lc, rc)
+        return (lc, rc), build, 0
+
+    def _value(self, p: Poly) -> Fraction:
+        total = Fraction(P.constant(p))
+        for m, c in p.items():
+            if m:
+                total += c * self.sx.value(self.col_of[m])
+        return total
+
+    def _int_value(self, p: Poly) -> int | None:
+        """Value of ``p`` if every column in it is at an integer value."""
+        total = P.constant(p)
+        parts = self.sx.parts
+        for m, c in p.items():
+            if m:
+                n, d = parts(self.col_of[m])
+                if n % d:
+                    return None
+                total += c * (n // d)
+        return total
+
+    def _choose(self) -> tuple[tuple[Fact, Fact], Callable[[Node, Node], Node], int] | None:
+        sx = self.sx
+        for j, atom, arg in self.max_cols:
+            n, d = sx.parts(j)
+            iv = self._int_value(arg) if n % d == 0 else None
+            if iv is not None:
+                if n // d == max(iv, 0):
+                    continue
+                av: Fraction = Fraction(iv)
+            else:
+                av = self._value(arg)
+                if Fraction(n, d) == max(av, 0):
+                    continue
+            lc, rc = max_cases(atom)
+
+            def build_max(left: Node, right: Node, atom: Max0 = atom, lc: Fact = lc,
+                          rc: Fact = rc) -> Node:
+                return MaxSplit(atom, left, right, lc, rc)
+            # explore first the case closer to the current point
+            first = 0 if av <= 0 else 1
+            return (lc, rc), build_max, first
+        frac = -1
+        for j in range(len(self.monos)):
+            n, d = sx.parts(j)
+            if n % d:
+                frac = j
+                break
+        if frac == -1:
+            return None
+        lattice = self._lattice_split()
+        if lattice is not None:
+            form, value = lattice
+        else:
+            form, value = {frac: 1}, sx.value(frac)
+        fl = math.floor(value)
+        poly: Poly = {self.monos[k]: c for k, c in form.items()}
+        lc, rc = split_cases(poly, fl)
+
+        def build_split(left: Node, right: Node) -> Node:
+            return Split(poly, fl, left, right, lc, rc)
+        first = 0 if value - fl <= Fraction(1, 2) else 1
+        return (lc, rc), build_split, first
+
+    # -- integer reasoning with equalities ------------------------------------------
+    def _lattice_split(self) -> tuple[dict[int, int], Fraction] | None:
+        """With equalities at this node (variables fixed by their bounds), branch
+        in the coordinates of the integer lattice they define, not on columns.
+
+        A unimodular change of variables ``x = V z`` puts the equalities in
+        triangular form; ``z = V^-1 x`` are integer forms of the columns.  A
+        fractional ``z_i`` that the equalities determine shows that they have
+        no integer solution; a bounded form whose coefficients in the free
+        coordinates share a factor ``g`` is an integer form times ``g``, so it
+        must move in steps of ``g``.  Splitting on such integer forms makes
+        both branches infeasible for the LP, where branching on columns could
+        go on forever (e.g. ``2*x - 6*y == 5``).
+        """
+        sx = self.sx
+        ncols = len(self.monos)
+        eqs: list[dict[int, int]] = []
+        rhs: list[int] = []
+        for v in range(len(sx.lo)):
+            lo = sx.lo[v]
+            if lo is None or lo != sx.hi[v]:
+                continue
+            eqs.append({v: 1} if v < ncols else self.form_of[v])
+            rhs.append(lo)
+        if not eqs:
+            return None
+        cols = sorted({j for e in eqs for j in e})
+        m = len(cols)
+        self.budget.spend(len(eqs) * m * m // 4 + m)
+        pos = {j: i for i, j in enumerate(cols)}
+        a = [[e.get(j, 0) for j in cols] for e in eqs]
+        vinv = [[int(i == k) for k in range(m)] for i in range(m)]
+        vmat = [[int(i == k) for k in range(m)] for i in range(m)]
+        piv = 0
+        for row in a:
+            if piv >= m:
+                break
+            for j in range(piv + 1, m):
+                b = row[j]
+                if not b:
+                    continue
+                x = row[piv]
+                g, u, w = _ext_gcd(x, b)  # u*x + w*b == g
+                bx, xg = b // g, x // g
+                for r in a:  # columns piv, j <- (u*c_piv + w*c_j, -bx*c_piv + xg*c_j)
+                    cp, cj = r[piv], r[j]
+                    r[piv], r[j] = u * cp + w * cj, -bx * cp + xg * cj
+                for r in vmat:
+                    cp, cj = r[piv], r[j]
+                    r[piv], r[j] = u * cp + w * cj, -bx * cp + xg * cj
+                rp, rj = vinv[piv], vinv[j]
+                vinv[piv] = [xg * p + bx * q for p, q in zip(rp, rj, strict=True)]
+                vinv[j] = [-w * p + u * q for p, q in zip(rp, rj, strict=True)]
+            if row[piv]:
+                piv += 1
+        rank = piv
+        point = [sx.value(j) for j in cols]
+
+        def zval(i: int) -> Fraction:
+            return sum((c * x for c, x in zip(vinv[i], point, strict=True)), Fraction(0))
+
+        def as_form(i: int) -> dict[int, int]:
+            return {cols[k]: c for k, c in enumerate(vinv[i]) if c}
+
+        zs = [zval(i) for i in range(m)]
+        for i in range(rank):  # determined by the equalities
+            if zs[i].denominator != 1:
+                return as_form(i), zs[i]
+        # bounded forms that move in steps of g > 1 on the lattice
+        for v in range(len(sx.lo)):
+            if sx.lo[v] is None and sx.hi[v] is None:
+                continue
+            if sx.lo[v] is not None and sx.lo[v] == sx.hi[v]:
+                continue
+            form = {v: 1} if v < ncols else self.form_of.get(v)
+            if form is None:
+                continue
+            inside = [form.get(j, 0) for j in cols]
+            if not any(inside):
+                continue
+            coef = [sum(inside[k] * vmat[k][i] for k in range(m)) for i in range(m)]
+            const = sum((coef[i] * zs[i] for i in range(rank)), Fraction(0))
+            free = coef[rank:] + [c for j, c in form.items() if j not in pos]
+            g = math.gcd(*free) if free else 0
+            if g <= 1:
+                continue
+            value = (self._form_value(form) - const) / g
+            if value.denominator == 1:
+                continue
+            out: dict[int, int] = {}
+            for i in range(rank, m):
+                if coef[i]:
+                    for j, c in as_form(i).items():
+                        out[j] = out.get(j, 0) + (coef[i] // g) * c
+            for j, c in form.items():
+                if j not in pos:
+                    out[j] = out.get(j, 0) + c // g
+            out = {j: c for j, c in out.items() if c}
+            if out:
+                return out, value
+        for i in range(rank, m):  # free lattice coordinates
+            if zs[i].denominator != 1:
+                return as_form(i), zs[i]
+        return None
+
+    def _form_value(self, form: dict[int, int]) -> Fraction:
+        return sum((c * self.sx.value(j) for j, c in form.items()), Fraction(0))
+
+    def _realize(self) -> Result:
+        if self.accept is None:
+            return Unknown("model (not verified)")
+        env = {}
+        for j, name in self.var_cols:
+            n, d = self.sx.parts(j)
+            env[name] = n // d
+        if self.accept(env):
+            return Model(env)
+        return Unknown("point not realizable (non-linear terms)")
+
+
+def refute(facts: Sequence[Fact], hyps: Sequence[Fact], budget: Budget,
+           accept: Callable[[dict[str, int]], bool] | None = None) -> Result:
+    """Run one :class:`Search`."""
+    return Search(facts, hyps, budget, accept).run()
+
+
+__all__ = ["Model", "Refuted", "Result", "Search", "Unknown", "column_key", "refute"]

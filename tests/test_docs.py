@@ -1,0 +1,179 @@
+"""The documentation site builds in strict mode, and what it shows is true.
+
+* ``mkdocs build --strict`` succeeds (warnings fail it) and produces the pages;
+* the grammar page contains the real grammar file, line by line;
+* every ``pycon`` example in the pages runs as a doctest;
+* every ``console`` example (``$ symshape ...``, including the REPL transcript)
+  prints what the page shows.
+"""
+
+from __future__ import annotations
+
+import doctest
+import html
+import importlib.util
+import io
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from symshape import parsing
+from symshape.repl import PROMPT, run
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+PAGES = sorted(DOCS.glob("*.md"))
+NAV_PAGES = ["index", "getting-started", "grammar", "semantics", "decision", "jax", "cli",
+             "notebooks", "api"]
+
+_FENCE = re.compile(r"^```(\w+)[^\n]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
+
+
+def fenced(page: Path, language: str) -> list[tuple[int, str]]:
+    """``(line number, body)`` of the fenced blocks of ``language`` in ``page``."""
+    text = page.read_text(encoding="utf-8")
+    return [(text.count("\n", 0, m.start()) + 2, m.group(2)) for m in _FENCE.finditer(text)
+            if m.group(1) == language]
+
+
+def _have(*modules: str) -> bool:
+    return all(importlib.util.find_spec(m) is not None for m in modules)
+
+
+# -- the site -----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if not _have("mkdocs", "material", "mkdocstrings", "mkdocstrings_handlers.python"):
+        pytest.skip("the docs extra is not installed")
+    out = tmp_path_factory.mktemp("site")
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    p = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--clean",
+                        "-f", str(ROOT / "mkdocs.yml"), "-d", str(out)],
+                       capture_output=True, text=True, cwd=ROOT, env=env, timeout=600)
+    assert p.returncode == 0, p.stdout + p.stderr
+    return out
+
+
+def test_pages_exist(site: Path) -> None:
+    for name in NAV_PAGES:
+        page = site / "index.html" if name == "index" else site / name / "index.html"
+        assert page.is_file(), name
+    assert {p.stem for p in PAGES} == set(NAV_PAGES)
+
+
+def test_grammar_page_renders_the_grammar_file(site: Path) -> None:
+    shown = html.unescape((site / "grammar" / "index.html").read_text(encoding="utf-8"))
+    lines = [s for s in (ROOT / "grammar" / "symshape.lark").read_text().splitlines()
+             if s.strip()]
+    assert len(lines) > 20
+    missing = [s for s in lines if s not in shown]
+    assert not missing, missing[:5]
+
+
+def test_api_reference_is_generated_from_docstrings(site: Path) -> None:
+    from symshape.decision import prove
+    from symshape.shapes import symbolic_shape
+    raw = (site / "api" / "index.html").read_text(encoding="utf-8")
+    shown = " ".join(html.unescape(re.sub(r"<[^>]+>", "", raw)).split())
+    for fn in (symbolic_shape, prove):
+        assert fn.__doc__ is not None
+        first = fn.__doc__.strip().splitlines()[0].replace("``", "")
+        assert first in shown, first
+    for name in ("SymbolicScope", "ShapeCheck", "Verdict", "assert_shapes", "args_specs",
+                 "InconclusiveDimensionOperation"):
+        assert name in shown, name
+    assert ":class:" not in shown  # Sphinx roles are rendered (docs/_ext/sphinx_roles.py)
+
+
+def test_grammar_page_states_the_real_limits() -> None:
+    text = " ".join((DOCS / "grammar.md").read_text().split())
+    m = re.search(r"at most ([\d,]+) characters, ([\d,]+) levels of nesting and ([\d,]+) "
+                  r"digits", text)
+    assert m, "the limits sentence changed: update this test"
+    numbers = [int(g.replace(",", "")) for g in m.groups()]
+    assert numbers == [parsing.MAX_TEXT_LENGTH, parsing.MAX_DEPTH, parsing.MAX_INT_DIGITS]
+
+
+# -- examples ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if fenced(p, "pycon")], ids=lambda p: p.name)
+def test_python_examples(page: Path) -> None:
+    if page.name == "jax.md" and not _have("jax"):
+        pytest.skip("jax is not installed")
+    parser = doctest.DocTestParser()
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    globs: dict[str, object] = {}  # the blocks of a page share one namespace, in order
+    report = io.StringIO()
+    for line, body in fenced(page, "pycon"):
+        test = parser.get_doctest(body, globs, f"{page.name}:{line}", str(page), line)
+        runner.run(test, out=report.write, clear_globs=False)
+        globs = test.globs  # get_doctest copies the namespace
+    result = runner.summarize(verbose=False)
+    assert result.attempted > 0
+    assert result.failed == 0, report.getvalue()
+
+
+def _expect(expected: list[str], actual: list[str]) -> bool:
+    """Do the lines match? A line ``...`` in ``expected`` stands for any lines."""
+    if not expected:
+        return not actual
+    if expected[0] == "...":
+        return any(_expect(expected[1:], actual[i:]) for i in range(len(actual) + 1))
+    return bool(actual) and expected[0] == actual[0] and _expect(expected[1:], actual[1:])
+
+
+def _shell(command: str) -> list[str]:
+    """Run a documented command line with ``symshape`` meaning this checkout."""
+    env = dict(os.environ, PY=sys.executable,
+               PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    script = 'symshape() { "$PY" -m symshape "$@"; }\n' + command + " 2>&1"
+    p = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env=env,
+                       cwd=ROOT, timeout=120)
+    return p.stdout.rstrip("\n").split("\n")
+
+
+def _repl_transcript(block: list[str]) -> tuple[list[str], list[str]]:
+    """Replay a transcript of ``symshape repl`` on a terminal: (expected, actual)."""
+    inputs = [line[len(PROMPT):] for line in block if line.startswith(PROMPT)]
+    out = io.StringIO()
+    run(stdin=io.StringIO("".join(s + "\n" for s in inputs)), stdout=out, stderr=out,
+        interactive=True)
+    banner, *answers = out.getvalue().split(PROMPT)
+    shown = banner + "".join(PROMPT + s + "\n" + a for s, a in zip(inputs, answers, strict=False))
+    return block, shown.rstrip("\n").split("\n")
+
+
+def _console_cases() -> list[tuple[str, list[str]]]:
+    cases = []
+    for page in PAGES:
+        for line, body in fenced(page, "console"):
+            lines = body.rstrip("\n").split("\n")
+            starts = [i for i, s in enumerate(lines) if s.startswith("$ ")]
+            for k, i in enumerate(starts):
+                end = starts[k + 1] if k + 1 < len(starts) else len(lines)
+                if "symshape" in lines[i]:
+                    cases.append((f"{page.name}:{line + i}", lines[i:end]))
+    return cases
+
+
+@pytest.mark.parametrize("case", _console_cases(), ids=lambda c: c[0])
+def test_console_examples(case: tuple[str, list[str]]) -> None:
+    _where, (command, *expected) = case
+    if command == "$ symshape repl":
+        expected, actual = _repl_transcript(expected)
+    else:
+        actual = _shell(command[2:])
+    assert _expect(expected, actual), "\n".join(["expected:", *expected, "got:", *actual])
+
+
+def test_console_examples_are_found() -> None:
+    cases = _console_cases()
+    assert len(cases) >= 10
+    assert any(c[1][0] == "$ symshape repl" for c in cases)

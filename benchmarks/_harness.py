@@ -29,6 +29,42 @@ def time_per_call(fn: Callable[[], object], *, min_time: float = 0.2, repeat: in
     return statistics.median(samples)
 
 
+def _calibrate(fn: Callable[[], object], min_time: float) -> int:
+    """Calls per batch so that one batch lasts about ``min_time`` seconds."""
+    fn()  # warm up (imports, lazy grammar, first-time caches)
+    n = 1
+    while True:
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        dt = time.perf_counter() - t0
+        if dt >= min_time / 4:
+            return max(1, int(n * (min_time / max(dt, 1e-9))))
+        n *= 2
+
+
+def compare(fns: dict[str, Callable[[], object]], *, min_time: float = 0.1,
+            rounds: int = 7) -> dict[str, float]:
+    """Seconds per call of each function, measured in interleaved rounds.
+
+    Each round runs one batch of every function in turn, so a slow phase of
+    the machine (another process, frequency scaling) hits every contender
+    alike; each function's figure is its best round (the least disturbed).
+    The garbage collector stays on: allocation patterns that make it work are
+    part of the cost.
+    """
+    per_batch = {name: _calibrate(fn, min_time) for name, fn in fns.items()}
+    best = {name: float("inf") for name in fns}
+    for _ in range(rounds):
+        for name, fn in fns.items():
+            n = per_batch[name]
+            t0 = time.perf_counter()
+            for _ in range(n):
+                fn()
+            best[name] = min(best[name], (time.perf_counter() - t0) / n)
+    return best
+
+
 def fmt_time(seconds: float) -> str:
     """Human-readable duration."""
     if seconds >= 1:

@@ -17,7 +17,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _harness import fmt_time, time_per_call  # noqa: E402
+from _harness import compare, fmt_time, time_per_call  # noqa: E402
 
 import symshape  # noqa: E402
 
@@ -115,7 +115,7 @@ def main(argv: list[str] | None = None) -> dict[str, tuple[float | None, float]]
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--quick", action="store_true", help="shorter timing batches")
     args = ap.parse_args(argv)
-    min_time = 0.05 if args.quick else 0.3
+    min_time = 0.02 if args.quick else 0.1
     try:
         jax_w: dict[str, Callable[[], object]] | None = workloads("jax")
         import jax
@@ -123,12 +123,17 @@ def main(argv: list[str] | None = None) -> dict[str, tuple[float | None, float]]
     except ImportError:
         jax_w, jax_version = None, "not installed"
     ours = workloads("symshape")
-    print(f"symshape {symshape.__version__} vs jax {jax_version}, time per iteration")
+    print(f"symshape {symshape.__version__} vs jax {jax_version}, time per iteration\n"
+          "(best of 7 interleaved rounds, garbage collector on)")
     print(f"{'workload':<22}{'jax':>12}{'symshape':>12}{'jax/symshape':>14}")
     results: dict[str, tuple[float | None, float]] = {}
     for name, fn in ours.items():
-        t_ours = time_per_call(fn, min_time=min_time)
-        t_jax = time_per_call(jax_w[name], min_time=min_time) if jax_w else None
+        if jax_w:
+            times = compare({"jax": jax_w[name], "symshape": fn}, min_time=min_time)
+            t_jax: float | None = times["jax"]
+            t_ours = times["symshape"]
+        else:
+            t_jax, t_ours = None, time_per_call(fn, min_time=min_time)
         ratio = f"{t_jax / t_ours:.1f}x" if t_jax else "-"
         print(f"{name:<22}{fmt_time(t_jax) if t_jax else '-':>12}{fmt_time(t_ours):>12}"
               f"{ratio:>14}")

@@ -252,7 +252,8 @@ class DimExpr:
         # Use make() instead: it returns an int for constant results.
         self._terms = terms
         self._scope = scope
-        # _hash, _sorted and _key are computed on first use (unset slots until then).
+        self._hash = -1  # computed on first use (hash() never returns -1)
+        # _sorted and _key are computed on first use (unset slots until then).
 
     # -- construction helpers ------------------------------------------------
     @staticmethod
@@ -269,6 +270,7 @@ class DimExpr:
         e = _new(DimExpr)
         e._terms = terms
         e._scope = scope
+        e._hash = -1
         return e
 
     @property
@@ -346,11 +348,10 @@ class DimExpr:
 
     # -- hashing and equality -------------------------------------------------
     def __hash__(self) -> int:
-        try:
-            return self._hash
-        except AttributeError:
+        h = self._hash
+        if h == -1:
             h = self._hash = hash(frozenset(self._terms.items()))
-            return h
+        return h
 
     def __eq__(self, other: object) -> bool:
         if self is other:
@@ -839,9 +840,10 @@ def max_expr(x: DimLike, y: DimLike) -> DimExpr | int:
     d = x - y
     if isinstance(d, int):
         return x if d >= 0 else y
-    if scope._ge0(d) is True:
+    order = scope._order(d)
+    if order > 0:
         return x
-    if scope._ge0(-d) is True:
+    if order < 0:
         return y
     return y + _max0(d, scope)
 

@@ -133,6 +133,9 @@ class SymbolicScope:
         self._interval_cache: dict[DimExpr, tuple[Bound, Bound]] = {}
         self._mono_bounds: dict[Mono, tuple[Bound, Bound]] = {}
         self._decider_obj: Decider | None = None
+        # Values at the valuation where every variable is 1 (see _at_ones).
+        self._ones_memo: dict[Any, int | None] = {}
+        self._ones_valid: tuple[int, int, bool] | None = None
         self._initialized = False
         texts = list(constraints)
         for text in texts:
@@ -141,6 +144,9 @@ class SymbolicScope:
             self._add_constraint_text(text)
         self._propagate_bounds()
         self._initialized = True
+        # Results cached while the constraints loaded used partial knowledge.
+        self._floordiv_cache.clear()
+        self._interval_cache.clear()
         if self._constraints:
             self._check_satisfiable()
 
@@ -276,15 +282,20 @@ class SymbolicScope:
         self._interval_cache.clear()
 
     def clear_caches(self) -> None:
-        """Drop every cached result of the scope (bounds, normal forms, decisions).
+        """Drop every cached result of the scope: bounds, normal forms of
+        divisions, decisions, lemmas and valuations learned from queries.
 
-        Answers do not change; this exists for benchmarks and memory control.
+        What follows from the constraints alone (the facts they give, the
+        axioms of the atoms built so far) is kept, as JAX keeps its processed
+        constraints.  Answers do not change; this exists for benchmarks and
+        memory control.
         """
         with self._lock:
             self._interval_cache.clear()
             self._floordiv_cache.clear()
+            self._ones_memo.clear()
             if self._decider_obj is not None:
-                self._decider_obj = None
+                self._decider_obj.clear_answers()
 
     def _add_domain_condition(self, fact: DimExpr | int, reason: str) -> None:
         """Record a fact ``fact >= 0`` that every expression of the scope relies on
@@ -504,9 +515,11 @@ class SymbolicScope:
             return -1
         if not self._initialized:
             return 0
-        if self._ge0(e - 1) is True:
+        # Ask only the directions the interval leaves open (e >= 0 rules out
+        # e <= -1, and e <= 0 rules out e >= 1).
+        if hi > 0 and self._proves_ge0(e - 1):
             return 1
-        if self._ge0(-e - 1) is True:
+        if lo < 0 and self._proves_ge0(-e - 1):
             return -1
         return 0
 
@@ -531,10 +544,78 @@ class SymbolicScope:
             return True
         if hi < 0:
             return False
+        if self._interval_is_exact(e):
+            return None
         d = self._decider()
         if d is None:
             return None
         return d.decide_ge0(e)
+
+    def _order(self, e: DimExpr | int) -> int:
+        """1 if ``e >= 0`` is proved, -1 if ``e <= 0`` is proved, else 0.
+
+        One query for what ``max``/``min`` need: the decider sees both
+        directions at once, so one sample showing each sign settles it.
+        """
+        lo, hi = self._interval(e)
+        if lo >= 0:
+            return 1
+        if hi <= 0:
+            return -1
+        if not self._initialized or self._interval_is_exact(e):
+            # While constraints load, max/min stay unsimplified unless the
+            # intervals decide (sound: simplification is optional there).
+            return 0
+        v = self._at_ones(e)
+        if v is not None and v != 0:
+            # A valid valuation rules out one direction: ask only the other.
+            if v > 0:
+                return 1 if self._proves_ge0(e) else 0
+            return -1 if self._proves_ge0(-e) else 0
+        d = self._decider()
+        if d is None:
+            return 0
+        assert isinstance(e, DimExpr)  # ints are decided by their interval
+        return d.decide_order(e)
+
+    def _proves_ge0(self, e: DimExpr | int) -> bool:
+        """True if ``e >= 0`` is proved (the cheap refutations first)."""
+        lo, hi = self._interval(e)
+        if lo >= 0:
+            return True
+        if hi < 0 or self._interval_is_exact(e):
+            return False
+        v = self._at_ones(e)
+        if v is not None and v < 0:
+            return False  # fails at a valid valuation
+        d = self._decider()
+        return d is not None and d.decide_ge0(e) is True
+
+    def _at_ones(self, e: DimExpr | int) -> int | None:
+        """Value of ``e`` where every variable is 1, if that valuation satisfies
+        every constraint and implicit fact of the scope (else None): a valid
+        valuation for free, that refutes many claims without the decider."""
+        key = (len(self._constraints), len(self._implicit))
+        ok = self._ones_valid
+        if ok is None or ok[:2] != key:
+            valid = all((v := _value_at_ones(f, self._ones_memo)) is not None and v >= 0
+                        for f, _ in self._facts())
+            ok = self._ones_valid = (*key, valid)
+        if not ok[2]:
+            return None
+        return _value_at_ones(e, self._ones_memo)
+
+    def _interval_is_exact(self, e: DimExpr | int) -> bool:
+        """True when the interval of ``e`` is its exact range: ``e`` is linear
+        in variables and the scope has no constraint or implicit fact, so the
+        variables range independently over the integers >= 1 and ``e``
+        reaches both ends (or grows without bound)."""
+        if self._constraints or self._implicit or isinstance(e, int):
+            return False
+        for m in e._terms:
+            if m and (len(m) != 1 or m[0][1] != 1 or type(m[0][0]) is not Var):
+                return False
+        return True
 
     def bounds(self, e: DimExpr | int) -> tuple[Bound, Bound]:
         """Sound (and, for the linear fragment, tight) bounds of ``e``."""
@@ -615,6 +696,52 @@ class SymbolicScope:
 
 
 _DECIDER_CLASS: list[Any] = []
+
+
+def _value_at_ones(e: DimExpr | int, memo: dict[Any, int | None]) -> int | None:
+    """Value of ``e`` with every variable 1 (None where a divisor is 0 there);
+    ``memo`` caches atoms, iteratively so that deep nests cannot recurse."""
+    if isinstance(e, int):
+        return e
+    pending = [a for m in e._terms for a, _ in m if a not in memo]
+    while pending:
+        a = pending[-1]
+        if a in memo:
+            pending.pop()
+            continue
+        if type(a) is Var:
+            memo[a] = 1
+            pending.pop()
+            continue
+        subs = [b for o in a.operands if isinstance(o, DimExpr)
+                for m in o._terms for b, _ in m if b not in memo]
+        if subs:
+            pending.extend(subs)
+            continue
+        vals = [_value_of_terms(o, memo) for o in a.operands]
+        if any(v is None for v in vals):
+            memo[a] = None
+        elif type(a) is FloorDiv:
+            memo[a] = None if vals[1] == 0 else vals[0] // vals[1]  # type: ignore[operator]
+        else:
+            memo[a] = max(vals[0], 0)  # type: ignore[type-var]
+        pending.pop()
+    return _value_of_terms(e, memo)
+
+
+def _value_of_terms(e: DimExpr | int, memo: dict[Any, int | None]) -> int | None:
+    if isinstance(e, int):
+        return e
+    total = 0
+    for m, c in e._terms.items():
+        p = c
+        for a, k in m:
+            v = memo[a]
+            if v is None:
+                return None
+            p *= v ** k
+        total += p
+    return total
 
 
 def _decider_class() -> Any:

@@ -634,3 +634,19 @@ def test_valid_shapes_give_back_the_valuation() -> None:
     for b, h, w in itertools.product(range(1, 5), repeat=3):
         shapes = [(b, 2 * h + 1, w, 8), (b, h, w * h), (h * (h + 1), b + w)]
         assert check.solve(shapes) == {"b": b, "h": h, "w": w}
+
+
+def test_messages_stay_small_with_many_arguments() -> None:
+    """Each message lists a bounded number of specs and solved variables, so the
+    program (and its StableHLO text) grows linearly with the number of arguments."""
+    sizes = {}
+    for n in (50, 400):
+        check = ShapeCheck([f"a{i}" for i in range(n)])
+        longest = max(len(a.message) for a in check.program.assertions)
+        assert longest < 1500, longest
+        sizes[n] = len(check.to_stablehlo())
+        with pytest.raises(ShapeMismatchError) as info:
+            check.solve([(i + 1,) for i in range(n - 1)] + [(0,)])
+        assert f"args[{n - 1}].shape[0] == 0" in str(info.value)
+        assert "more)" in str(info.value) and "earlier)" in str(info.value)
+    assert sizes[400] < 12 * sizes[50]  # 8x the arguments: about 8x the text

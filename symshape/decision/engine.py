@@ -275,6 +275,8 @@ class _Outcome:
 class Decider:
     """Decides ``e >= 0``, bounds and satisfiability for one scope."""
 
+    lin: Linearizer
+
     def __init__(self, scope: Any) -> None:
         self.scope = scope
         self._lock = threading.RLock()
@@ -295,8 +297,20 @@ class Decider:
                     self._reset()
                     self._gen = g
 
+    def clear_answers(self) -> None:
+        """Forget every answer, lemma, learned valuation and fact proved on the
+        way; keep what follows from the scope's structure alone (the axioms of
+        atoms, the facts of the constraints).  Answers do not change."""
+        with self._lock:
+            self._sync()
+            lin: Linearizer = self.lin
+            self._reset()
+            self.lin = lin.structural_copy(self._lemma, self._probe)
+            self._samples = Pool(_FREE_POINTS, self.lin.sub_atoms)
+
     def _reset(self) -> None:
         self._dcache: dict[DimExpr, bool | None] = {}
+        self._ocache: dict[DimExpr, int] = {}
         self._evidence: dict[DimExpr, _Outcome] = {}
         self._etexts: dict[tuple[str, Any, Any], str] = {}
         self._bcache: dict[DimExpr, tuple[Bound, Bound]] = {}
@@ -531,6 +545,23 @@ class Decider:
             self._evidence[e] = out
         return r
 
+    def decide_order(self, e: DimExpr) -> int:
+        """1 if ``e >= 0`` is proved, -1 if ``e <= 0`` is proved, else 0 (what
+        ``max``/``min`` need, in one query)."""
+        self._sync()
+        r = self._ocache.get(e)
+        if r is not None:
+            return r
+        vals = self._get_pool().values(P.from_expr(e))
+        if any(v > 0 for v in vals) and any(v < 0 for v in vals):
+            r = 0  # valid valuations of both signs: neither direction holds
+        else:
+            ge = self.decide_ge0(e)
+            r = 1 if ge is True else -1 if ge is False or self.decide_ge0(-e) is True else 0
+        if len(self._ocache) < CACHE_MAX:
+            self._ocache[e] = r
+        return r
+
     def _outcome(self, links: Sequence[Link], claim: str,
                  budget: tuple[int, int]) -> _Outcome:
         """Cached outcome with the comparison budget (separate from the cache of
@@ -667,6 +698,12 @@ class Decider:
         """Raise :class:`UnsatisfiableConstraintsError` if the constraints are
         proved contradictory."""
         self._sync()
+        cvars = self.constraint_vars()
+        for base in (1, 2):  # the cheap models first; the pool is built lazily
+            if self._valid(self._point({v: base for v in cvars})):
+                return
+        if self._get_pool().points:
+            return  # the pool holds valuations that satisfy every constraint
         r = self._search([], DECIDE_BUDGET)
         if isinstance(r, Refuted):
             used = {f.note for f in facts_in([r.tree]) if f.kind == "constraint"}

@@ -67,6 +67,19 @@ class Linearizer:
         self._pbounds: dict[frozenset[Any], tuple[Fact | None, Fact | None]] = {}
         self._factor: dict[frozenset[Any], tuple[Fact, ...]] = {}
 
+    def structural_copy(self, prove_lemma: LemmaProver,
+                        probe: Callable[[Poly], list[int]] | None = None) -> Linearizer:
+        """A linearizer sharing the caches that depend only on the scope's
+        structure (axioms, sub-atoms, depths, the facts of the constraints),
+        with none of the facts proved by lemmas."""
+        new = Linearizer(self.scope, prove_lemma, probe)
+        new._axioms = self._axioms
+        new._sub = self._sub
+        new._depth = self._depth
+        # level 0: constraints and axioms only (higher levels add derived facts)
+        new._base = {lv: b for lv, b in self._base.items() if lv == 0}
+        return new
+
     # -- atoms -------------------------------------------------------------------
     def sub_atoms(self, a: Atom) -> tuple[Atom, ...]:
         """Atoms of the operands of ``a`` (one level)."""

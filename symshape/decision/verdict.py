@@ -26,7 +26,7 @@ class Status(enum.StrEnum):
 def format_valuation(env: dict[str, int] | None) -> str:
     """``a = 3, b = 1`` (variables sorted by name)."""
     if not env:
-        return "(no variables)"
+        return "every valuation (no variables are involved)"
     return ", ".join(f"{k} = {env[k]}" for k in sorted(env))
 
 
@@ -83,8 +83,10 @@ class Verdict:
             lines.append(self.certificate.explain())
         elif self.status is Status.REFUTED:
             lines.append("Status: refuted (the claim is false for every valid valuation).")
-            if self.counterexample is not None:
+            if self.counterexample:
                 lines.append(f"For example it fails for {format_valuation(self.counterexample)}.")
+            elif self.counterexample is not None:
+                lines.append("It involves no variables: it is simply false.")
             if self.certificate is not None:
                 lines.append(self.certificate.explain())
         else:

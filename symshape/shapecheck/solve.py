@@ -40,6 +40,10 @@ _ZERO_NOTE = ("dimension variables must be >= 1 (0 is a valid array size, but no
 _INT_LIMIT = 1 << 62
 
 
+# At most this many specs and solved variables are listed in each message.
+_MAX_LISTED = 8
+
+
 @dataclass
 class _Eq:
     """The equation ``spec == size of args[arg].shape[axis]``."""
@@ -134,6 +138,10 @@ class Solver:
         self._atom_cache: dict[object, frozenset[str]] = {}
         shown = [f"{n}.shape = {t}" for n, t, s in zip(arg_names, spec_texts, specs, strict=True)
                  if any(isinstance(d, DimExpr) for d in s)]
+        if len(shown) > _MAX_LISTED:
+            # Every assertion carries this note: listing thousands of specs in
+            # each would make the messages (and the emitted module) quadratic.
+            shown = shown[:_MAX_LISTED] + [f"... ({len(shown) - _MAX_LISTED} more)"]
         self._specs_note = " Specs: " + ", ".join(shown) + "." if shown else ""
         self._facts: list[tuple[DimExpr, str, frozenset[str]]] = []
 
@@ -142,10 +150,13 @@ class Solver:
         pieces: list[Piece] = [self._specs_note]
         shown = [(v, i, w) for v, i, w in self.solved if v != exclude]
         if shown:
+            more = len(shown) - _MAX_LISTED
+            if more > 0:
+                shown = shown[-_MAX_LISTED:]  # the most recent ones
             pieces.append(" Dimension variables solved so far: ")
             for k, (v, vid, where) in enumerate(shown):
                 pieces += [", " if k else "", f"'{v}' = ", vid, f" (from {where})"]
-            pieces.append(".")
+            pieces.append(f" (and {more} earlier)." if more > 0 else ".")
         return pieces
 
     def _assert(self, pred: int, pieces: list[Piece], kind: str, exclude: str = "") -> None:

@@ -136,6 +136,9 @@ class SymbolicScope:
         # Values at the valuation where every variable is 1 (see _at_ones).
         self._ones_memo: dict[Any, int | None] = {}
         self._ones_valid: tuple[int, int, bool] | None = None
+        # (op, x, other) -> decided bool, or the inconclusive message
+        self._cmp_cache: dict[tuple[str, DimExpr, Any], bool | str] = {}
+        self._cmp_gen = 0  # len(self._implicit) when the cache was filled
         self._initialized = False
         texts = list(constraints)
         for text in texts:
@@ -294,6 +297,7 @@ class SymbolicScope:
             self._interval_cache.clear()
             self._floordiv_cache.clear()
             self._ones_memo.clear()
+            self._cmp_cache.clear()
             if self._decider_obj is not None:
                 self._decider_obj.clear_answers()
 
@@ -639,6 +643,33 @@ class SymbolicScope:
             "function with one scope (pass scope=...).")
 
     def _compare(self, x: DimExpr, other: Any, op: str) -> bool:
+        # Repeated comparisons are common while tracing: answer them from a
+        # cache without building the difference again.  Facts only get added
+        # after creation (domain conditions), which never makes a cached
+        # True/False wrong; the cache still restarts then, to pick them up.
+        t = type(other)
+        if t is int or t is DimExpr:
+            if self._cmp_gen != len(self._implicit):
+                self._cmp_cache.clear()
+                self._cmp_gen = len(self._implicit)
+            key = (op, x, other)
+            hit = self._cmp_cache.get(key)
+            if hit is not None:
+                if type(hit) is str:
+                    raise InconclusiveDimensionOperation(hit)
+                return hit  # type: ignore[return-value]
+            try:
+                r = self._compare_uncached(x, other, op)
+            except InconclusiveDimensionOperation as err:
+                if len(self._cmp_cache) < _CMP_CACHE_MAX:
+                    self._cmp_cache[key] = str(err)
+                raise
+            if len(self._cmp_cache) < _CMP_CACHE_MAX:
+                self._cmp_cache[key] = r
+            return r
+        return self._compare_uncached(x, other, op)
+
+    def _compare_uncached(self, x: DimExpr, other: Any, op: str) -> bool:
         if isinstance(other, DimExpr):
             if other._scope is not self:
                 self._raise_mismatch(other, op, x)
@@ -696,6 +727,9 @@ class SymbolicScope:
 
 
 _DECIDER_CLASS: list[Any] = []
+
+
+_CMP_CACHE_MAX = 100_000
 
 
 def _value_at_ones(e: DimExpr | int, memo: dict[Any, int | None]) -> int | None:

@@ -17,6 +17,7 @@ import os
 import re
 import subprocess
 import sys
+from contextlib import redirect_stdout
 from pathlib import Path
 
 import pytest
@@ -177,3 +178,27 @@ def test_console_examples_are_found() -> None:
     cases = _console_cases()
     assert len(cases) >= 10
     assert any(c[1][0] == "$ symshape repl" for c in cases)
+
+
+def test_readme_python_example_runs() -> None:
+    """The README's example runs and prints what its comment says."""
+    blocks = fenced(ROOT / "README.md", "python")
+    assert blocks, "the README has a python example"
+    for line, body in blocks:
+        out = io.StringIO()
+        code = compile(body, f"README.md:{line}", "exec")
+        with redirect_stdout(out):
+            exec(code, {})  # noqa: S102 - our own README
+        assert "(0, 0)" in out.getvalue()
+
+
+def test_readme_commands_are_what_ci_runs() -> None:
+    """The README's test command is the one `.ci/run` runs, verbatim."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    commands = [b.strip().splitlines()[-1] for _, b in fenced(ROOT / "README.md", "bash")]
+    assert len(commands) == 2, commands
+    assert "python -m symshape.demo" in commands[0]
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert commands[1] in ci.splitlines(), (commands[1], ci)
+    assert "pytest" in commands[1] and ".[all]" in commands[1]
+    assert readme.count("```bash") == 2

@@ -180,3 +180,20 @@ def test_symbolic_divisor_domain_condition() -> None:
     shape = symbolic_shape("a, b, mod(b, floordiv(a, 2))")
     a = shape[0]
     assert a >= 2
+
+
+def test_cached_comparisons_follow_new_domain_conditions() -> None:
+    """A comparison answered before a symbolic divisor added its domain
+    condition is answered again afterwards, with the new fact."""
+    from symshape.expr import floordiv, mod
+    a, b = symbolic_shape("a, b")
+    half = floordiv(a, 2)
+    for _ in range(2):  # the second time from the cache
+        with pytest.raises(symshape.InconclusiveDimensionOperation):
+            _ = half >= 1
+        assert (a * b >= a) is True
+    mod(b, half)  # only defined where floordiv(a, 2) >= 1: the scope records it
+    assert (half >= 1) is True
+    assert (a * b >= a) is True
+    a.scope.clear_caches()
+    assert (half >= 1) is True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import statistics
 import time
 from collections.abc import Callable
@@ -50,14 +51,19 @@ def compare(fns: dict[str, Callable[[], object]], *, min_time: float = 0.1,
     Each round runs one batch of every function in turn, so a slow phase of
     the machine (another process, frequency scaling) hits every contender
     alike; each function's figure is its best round (the least disturbed).
-    The garbage collector stays on: allocation patterns that make it work are
-    part of the cost.
+    The garbage collector stays on during a batch (allocation patterns that
+    make it work are part of the cost); each batch starts after a collection,
+    so no contender pays for the garbage of another.
     """
-    per_batch = {name: _calibrate(fn, min_time) for name, fn in fns.items()}
+    per_batch = {}
+    for name, fn in fns.items():
+        gc.collect()  # leftovers of the previous contender are not billed here
+        per_batch[name] = _calibrate(fn, min_time)
     best = {name: float("inf") for name in fns}
     for _ in range(rounds):
         for name, fn in fns.items():
             n = per_batch[name]
+            gc.collect()
             t0 = time.perf_counter()
             for _ in range(n):
                 fn()

@@ -46,16 +46,25 @@ class Atom:
     :func:`make_max0_atom`.
     """
 
+    # _key: set by Var.__init__; for floordivs and maxes, computed on first
+    # use by sort_key (it sorts the operands, and many atoms never need it).
     __slots__ = ("_key", "__weakref__")
     _key: tuple[Any, ...]
 
     @property
     def sort_key(self) -> tuple[Any, ...]:
         """A total order on atoms: variables by name, then floordivs, then maxes."""
-        return self._key
+        try:
+            return self._key
+        except AttributeError:
+            _fill_atom_keys(self)
+            return self._key
+
+    def _make_key(self) -> tuple[Any, ...]:
+        raise NotImplementedError
 
     def __lt__(self, other: Atom) -> bool:
-        return self._key < other._key
+        return self.sort_key < other.sort_key
 
     def evaluate(self, env: Mapping[str, Any]) -> Any:
         """Value of the atom under ``env`` (ints or numpy integer arrays)."""
@@ -91,12 +100,14 @@ class Var(Atom):
 class FloorDiv(Atom):
     """``floordiv(num, den)`` with ``den`` >= 1 (constant or proved)."""
 
-    __slots__ = ("num", "den")
+    __slots__ = ("num", "den", "_mkeys")
 
     def __init__(self, num: DimExpr | int, den: DimExpr | int) -> None:
         self.num = num
         self.den = den
-        self._key = (1, _expr_key(num), _expr_key(den))
+
+    def _make_key(self) -> tuple[Any, ...]:
+        return (1, _expr_key(self.num), _expr_key(self.den))
 
     def __repr__(self) -> str:
         return f"floordiv({self.num}, {self.den})"
@@ -112,11 +123,13 @@ class FloorDiv(Atom):
 class Max0(Atom):
     """``max(arg, 0)``; ``arg`` has a positive leading coefficient and content 1."""
 
-    __slots__ = ("arg",)
+    __slots__ = ("arg", "_mkeys")
 
     def __init__(self, arg: DimExpr) -> None:
         self.arg = arg
-        self._key = (2, _expr_key(arg))
+
+    def _make_key(self) -> tuple[Any, ...]:
+        return (2, _expr_key(self.arg))
 
     def __repr__(self) -> str:
         return f"max({self.arg}, 0)"
@@ -128,6 +141,25 @@ class Max0(Atom):
     def evaluate(self, env: Mapping[str, Any]) -> Any:
         v = _eval(self.arg, env)
         return np.maximum(v, 0) if isinstance(v, np.ndarray) else max(v, 0)
+
+
+def _fill_atom_keys(atom: Atom) -> None:
+    """Compute the missing sort keys of ``atom`` and of the atoms nested in it,
+    innermost first, so that a deep nest does not recurse (as eager keys,
+    computed when each atom was made, did not)."""
+    stack = [atom]
+    while stack:
+        a = stack[-1]
+        if hasattr(a, "_key"):
+            stack.pop()
+            continue
+        inner = [b for o in a.operands if isinstance(o, DimExpr)
+                 for m in o._terms for b, _ in m if not hasattr(b, "_key")]
+        if inner:
+            stack.extend(inner)
+        else:
+            a._key = a._make_key()
+            stack.pop()
 
 
 _VARS: dict[str, Var] = {}
@@ -172,13 +204,35 @@ def _expr_key(e: DimExpr | int) -> tuple[Any, ...]:
 
 
 class _MonoKeys(dict[Any, tuple[Any, ...]]):
-    """Monomial -> graded-lex sort key; lookups of known monomials stay in C."""
+    """Monomial -> graded-lex sort key; lookups of known monomials stay in C.
+
+    Only monomials of variables are kept here.  One with a floordiv or max
+    atom would keep that atom's scope alive: a program that makes many
+    short-lived scopes would keep them all, or, with eviction, keep each long
+    enough for the garbage collector to move it to the oldest generation,
+    where only the costly full collections free it.  Their keys live in the
+    atom (see ``_mkeys``), so they die with the scope.
+    """
 
     def __missing__(self, m: Mono) -> tuple[Any, ...]:
+        for a, _ in m:
+            if type(a) is not Var:
+                try:
+                    mk = a._mkeys  # type: ignore[attr-defined]
+                except AttributeError:  # the atom's first monomial
+                    mk = a._mkeys = {}  # type: ignore[attr-defined]
+                k = mk.get(m)
+                if k is None:
+                    k = mk[m] = _compute_mono_key(m)
+                return k
         if len(self) > 100_000:  # bound memory; keys are cheap to recompute
             self.clear()
-        k = self[m] = (-sum(e for _, e in m), tuple((a._key, -e) for a, e in m))
+        k = self[m] = _compute_mono_key(m)
         return k
+
+
+def _compute_mono_key(m: Mono) -> tuple[Any, ...]:
+    return (-sum(e for _, e in m), tuple((a.sort_key, -e) for a, e in m))
 
 
 _MONO_KEYS = _MonoKeys()
@@ -202,11 +256,23 @@ def mono_mul(m1: Mono, m2: Mono) -> Mono:
         (a2, k2), = m2
         if a1 is a2:
             return ((a1, k1 + k2),)
-        return (m1[0], m2[0]) if a1._key < a2._key else (m2[0], m1[0])
+        try:  # the slots directly (hot); sort_key fills keys not computed yet
+            lt = a1._key < a2._key
+        except AttributeError:
+            lt = a1.sort_key < a2.sort_key
+        return (m1[0], m2[0]) if lt else (m2[0], m1[0])
     acc: dict[Atom, int] = dict(m1)
     for a, k in m2:
         acc[a] = acc.get(a, 0) + k
-    return tuple(sorted(acc.items(), key=lambda p: p[0]._key))
+    return _sorted_mono(acc)
+
+
+def _sorted_mono(acc: dict[Atom, int]) -> Mono:
+    """The monomial of the ``atom -> exponent`` map, atoms in key order."""
+    try:  # the slots directly (hot); sort_key fills keys not computed yet
+        return tuple(sorted(acc.items(), key=lambda p: p[0]._key))
+    except AttributeError:
+        return tuple(sorted(acc.items(), key=lambda p: p[0].sort_key))
 
 
 def mono_div(m: Mono, d: Mono) -> Mono | None:
@@ -220,7 +286,7 @@ def mono_div(m: Mono, d: Mono) -> Mono | None:
             del acc[a]
         else:
             acc[a] = have - k
-    return tuple(sorted(acc.items(), key=lambda p: p[0]._key))
+    return _sorted_mono(acc)
 
 
 # ---------------------------------------------------------------------------
@@ -239,12 +305,13 @@ class DimExpr:
     identity of canonical forms.
     """
 
-    __slots__ = ("_terms", "_scope", "_hash", "_sorted", "_key", "__weakref__")
+    __slots__ = ("_terms", "_scope", "_hash", "_lead", "_sorted", "_key", "__weakref__")
     __array_priority__ = 1000  # numpy scalars defer to our reflected operators
 
     _terms: Terms
     _scope: SymbolicScope
     _hash: int
+    _lead: Mono | None
     _sorted: tuple[tuple[Mono, int], ...]
     _key: tuple[Any, ...]
 
@@ -253,6 +320,9 @@ class DimExpr:
         self._terms = terms
         self._scope = scope
         self._hash = -1  # computed on first use (hash() never returns -1)
+        # The leading monomial: None until computed (or inherited from the
+        # operands by the arithmetic fast paths, see _sum_lead).
+        self._lead = next(iter(terms)) if len(terms) == 1 else None
         # _sorted and _key are computed on first use (unset slots until then).
 
     # -- construction helpers ------------------------------------------------
@@ -271,6 +341,7 @@ class DimExpr:
         e._terms = terms
         e._scope = scope
         e._hash = -1
+        e._lead = None
         return e
 
     @property
@@ -288,8 +359,10 @@ class DimExpr:
         try:
             return self._sorted
         except AttributeError:
-            st = self._sorted = tuple(sorted(self._terms.items(),
-                                             key=lambda t: mono_key(t[0])))
+            items = self._terms.items()
+            # One term needs no sort keys (sorted() would still compute them).
+            st = self._sorted = tuple(items) if len(items) == 1 else \
+                tuple(sorted(items, key=lambda t: mono_key(t[0])))
             return st
 
     @property
@@ -305,7 +378,9 @@ class DimExpr:
     def leading_term(self) -> tuple[Mono, int]:
         """The leading ``(monomial, coefficient)``: highest degree, then lex."""
         terms = self._terms
-        m = min(terms, key=mono_key)
+        m = self._lead
+        if m is None:
+            m = self._lead = min(terms, key=mono_key)
         return m, terms[m]
 
     @property
@@ -373,6 +448,8 @@ class DimExpr:
         return _as_int(other)
 
     def __add__(self, other: Any) -> DimExpr | int:
+        # Fast paths (the common cases of shape arithmetic); the term maps are
+        # built in the same order as _add builds them.
         if type(other) is DimExpr and other._scope is self._scope:
             out = self._terms.copy()
             get = out.get
@@ -382,7 +459,32 @@ class DimExpr:
                     out[m] = c
                 else:
                     del out[m]
-            return DimExpr.make(out, self._scope)
+            scope = self._scope
+            if scope._term_rules:
+                return DimExpr.make(out, scope)
+            # _wrap inlined (the hottest path)
+            n = len(out)
+            if n <= 1:
+                if n == 0:
+                    return 0
+                if _ONE in out:
+                    return out[_ONE]
+            e = _new(DimExpr)
+            e._terms = out
+            e._scope = scope
+            e._hash = -1
+            e._lead = _sum_lead(self._lead, other._lead, out)
+            return e
+        if type(other) is int:
+            out = self._terms.copy()
+            if other:
+                c = out.get(_ONE, 0) + other
+                if c:
+                    out[_ONE] = c
+                else:
+                    del out[_ONE]
+            # The leading monomial of a non-constant expression is never _ONE.
+            return _wrap(out, self._scope, self._lead)
         o = self._coerce(other, "+")
         if o is None:
             return NotImplemented
@@ -391,6 +493,25 @@ class DimExpr:
     __radd__ = __add__
 
     def __sub__(self, other: Any) -> DimExpr | int:
+        if type(other) is DimExpr and other._scope is self._scope:
+            out = self._terms.copy()
+            get = out.get
+            for m, c in other._terms.items():
+                c = get(m, 0) - c
+                if c:
+                    out[m] = c
+                else:
+                    del out[m]
+            return _wrap(out, self._scope, _sum_lead(self._lead, other._lead, out))
+        if type(other) is int:
+            out = self._terms.copy()
+            if other:
+                c = out.get(_ONE, 0) - other
+                if c:
+                    out[_ONE] = c
+                else:
+                    del out[_ONE]
+            return _wrap(out, self._scope, self._lead)
         o = self._coerce(other, "-")
         if o is None:
             return NotImplemented
@@ -403,7 +524,7 @@ class DimExpr:
         return _add(_neg_terms(self._terms), o, 1, self._scope)
 
     def __neg__(self) -> DimExpr | int:
-        return DimExpr.make(_neg_terms(self._terms), self._scope)
+        return _wrap(_neg_terms(self._terms), self._scope, self._lead)
 
     def __pos__(self) -> DimExpr:
         return self
@@ -414,7 +535,22 @@ class DimExpr:
                 return self
             if other == 0:
                 return 0
-            return DimExpr.make({m: c * other for m, c in self._terms.items()}, self._scope)
+            # A loop, not a comprehension: cheaper for the few terms of a shape.
+            out: Terms = {}
+            for m, c in self._terms.items():
+                out[m] = c * other
+            scope = self._scope
+            if scope._term_rules:
+                return DimExpr.make(out, scope)
+            # _wrap inlined (the hottest path).  Scaling a non-constant
+            # expression by a nonzero int keeps it non-constant and keeps the
+            # leading monomial.
+            e = _new(DimExpr)
+            e._terms = out
+            e._scope = scope
+            e._hash = -1
+            e._lead = self._lead
+            return e
         o = self._coerce(other, "*")
         if o is None:
             return NotImplemented
@@ -553,6 +689,42 @@ def _as_int(x: Any) -> int | None:
 
 def _neg_terms(t: Terms) -> Terms:
     return {m: -c for m, c in t.items()}
+
+
+def _wrap(terms: Terms, scope: SymbolicScope, lead: Mono | None) -> DimExpr | int:
+    """``DimExpr.make(terms, scope)`` given the leading monomial of ``terms``
+    when the caller knows it (None: computed on first use)."""
+    if scope._term_rules:
+        return DimExpr.make(terms, scope)  # rules may rewrite the terms
+    n = len(terms)
+    if n <= 1:
+        if n == 0:
+            return 0
+        if _ONE in terms:
+            return terms[_ONE]
+    e = _new(DimExpr)
+    e._terms = terms
+    e._scope = scope
+    e._hash = -1
+    e._lead = lead
+    return e
+
+
+def _sum_lead(l1: Mono | None, l2: Mono | None, out: Terms) -> Mono | None:
+    """Leading monomial of ``out = x +- y`` from those of ``x`` and ``y``, when
+    they settle it (else None).  The smaller key cannot occur in the other
+    operand, so it survives and leads; equal leads lead unless they cancel."""
+    if l1 is None or l2 is None:
+        return None
+    if l1 is l2:
+        return l1 if l1 in out else None
+    k1 = mono_key(l1)
+    k2 = mono_key(l2)
+    if k1 < k2:
+        return l1
+    if k2 < k1:
+        return l2
+    return None  # equal monomials that are distinct tuples: left to min()
 
 
 def _add(terms: Terms, other: DimExpr | int, sign: int, scope: SymbolicScope) -> DimExpr | int:
@@ -796,7 +968,10 @@ def poly_divmod(x: DimExpr | int, y: DimExpr,
     for _ in range(10_000):  # termination is guaranteed; this bounds pathological sizes
         if not rem:
             break
-        m, c = min(rem.items(), key=lambda t: mono_key(t[0]))
+        if len(rem) == 1:  # no sort keys needed to find the leading term
+            (m, c), = rem.items()
+        else:
+            m, c = min(rem.items(), key=lambda t: mono_key(t[0]))
         qm = mono_div(m, lead_m)
         if qm is None or c % lead_c:
             out_rem[m] = c

@@ -71,6 +71,11 @@ def _symbolic_mod(m: Mono, c: int, remaining: Terms) -> tuple[int, str] | None:
 
 def expr_to_str(e: DimExpr) -> str:
     """Canonical text of ``e``: leading terms first, constant last."""
+    if len(e.terms) == 1:
+        # A single term (a variable, an atom): each mod/max/min spelling below
+        # needs terms besides the one it starts from, so none applies.
+        for m, c in e.terms.items():
+            return _join([(c, _mono_text(m) if m else "")])
     remaining: Terms = dict(e.terms)
     # (sort key, coefficient, text) of the printed terms
     out: list[tuple[tuple[object, ...], int, str]] = []
@@ -114,8 +119,13 @@ def expr_to_str(e: DimExpr) -> str:
     for m, c in remaining.items():
         out.append((mono_key(m), c, _mono_text(m) if m else ""))
     out.sort(key=lambda t: t[0])
+    return _join([(c, body) for _, c, body in out])
+
+
+def _join(out: list[tuple[int, str]]) -> str:
+    """Text of the ``(coefficient, monomial text)`` terms, in order."""
     pieces: list[str] = []
-    for i, (_, c, body) in enumerate(out):
+    for i, (c, body) in enumerate(out):
         if not body:
             term = str(abs(c))
         elif abs(c) == 1:

@@ -308,7 +308,9 @@ class SymbolicScope:
             if any(f == fact for f, _ in self._implicit):
                 return
             self._implicit.append((fact, reason))
-            self._interval_cache.clear()
+            # The interval cache stays: intervals use only the expression and
+            # _mono_bounds (fixed once the constraints are loaded), never the
+            # implicit facts, so no cached interval changes.
             self._decider_obj = None  # decisions may use the new fact
 
     # -- bounds -----------------------------------------------------------------
@@ -413,7 +415,7 @@ class SymbolicScope:
 
     def _interval(self, e: DimExpr | int) -> tuple[Bound, Bound]:
         """Cheap, sound interval bounds of ``e`` (cached per scope)."""
-        if isinstance(e, int):
+        if type(e) is not DimExpr and isinstance(e, int):
             return e, e
         r = self._interval_cache.get(e)
         if r is not None:
@@ -430,18 +432,33 @@ class SymbolicScope:
     def _sum_interval(self, terms: Terms) -> tuple[Bound, Bound]:
         lo: Bound = 0
         hi: Bound = 0
+        mono_bounds = self._mono_bounds
         for m, c in terms.items():
             if not m:
                 lo += c
                 hi += c
                 continue
-            mlo, mhi = self._mono_interval(m)
-            if c > 0:
-                lo += _imul(c, mlo)
-                hi += _imul(c, mhi)
+            mlo: Bound
+            mhi: Bound
+            if len(m) == 1 and m[0][1] == 1:
+                # _mono_interval inlined for the common single atom.
+                a = m[0][0]
+                if type(a) is Var:
+                    mlo, mhi = 1, math.inf
+                else:
+                    mlo, mhi = self._atom_interval(a)
+                pb = mono_bounds.get(m)
+                if pb is not None:
+                    mlo, mhi = max(mlo, pb[0]), min(mhi, pb[1])
             else:
-                lo += _imul(c, mhi)
-                hi += _imul(c, mlo)
+                mlo, mhi = self._mono_interval(m)
+            # _imul inlined: 0 * inf is 0
+            if c > 0:
+                lo += 0 if mlo == 0 else c * mlo
+                hi += 0 if mhi == 0 else c * mhi
+            else:
+                lo += 0 if (mhi == 0 or c == 0) else c * mhi
+                hi += 0 if (mlo == 0 or c == 0) else c * mlo
         return lo, hi
 
     def _relaxed_interval(self, e: DimExpr) -> tuple[Bound, Bound]:

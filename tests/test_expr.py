@@ -224,3 +224,42 @@ def test_pickling_is_refused_clearly() -> None:
     (a,) = symbolic_shape("a")
     with pytest.raises(TypeError, match="scope"):
         pickle.dumps(a)
+
+
+def test_inherited_leading_terms_match_a_fresh_min() -> None:
+    from symshape.expr import mono_key
+    a, b, c = symbolic_shape("a, b, c")
+    left = [a, 3 * a, a + 2 * b, a + 3 * b + 4 * c, b // a + c, max_expr(a, b) - 1]
+    right = [b, -1 * a, a - 2 * b, a - 3 * b - 4 * c, c % a, -b]
+    for x in left:
+        for y in right:
+            for kx in (1, 2, -2):
+                for ky in (1, -1, 3):
+                    for e in (x * kx + y * ky, x * kx - y * ky, -(x * kx) + 5):
+                        if isinstance(e, DimExpr):
+                            m = min(e.terms, key=mono_key)
+                            assert e.leading_term == (m, e.terms[m])
+
+
+def test_short_lived_scopes_are_freed_by_young_collections() -> None:
+    import gc
+    import weakref
+    refs = []
+    for _ in range(3):
+        spec = symbolic_shape("a, b, mod(b, floordiv(a, 2)), max(a, b)")
+        _ = [e.sort_key for e in spec if isinstance(e, DimExpr)]
+        refs.append(weakref.ref(spec[0].scope))
+        del spec, _
+    gc.collect(0)
+    gc.collect(1)
+    assert all(r() is None for r in refs)
+
+
+def test_deep_nest_sort_key_does_not_recurse() -> None:
+    from symshape.expr import make_floordiv_atom
+    xs = symbolic_shape(", ".join(f"x{i}" for i in range(400)))
+    e = xs[0]
+    scope = e.scope
+    for x in xs[1:]:
+        e = DimExpr({((make_floordiv_atom(e + x, 3, scope), 1),): 1}, scope)
+    assert e.sort_key[0] == 1

@@ -585,3 +585,14 @@ def test_scope_constraints_unsat_by_integer_reasoning_only() -> None:
         SymbolicScope(["2*a == 2*b + 1"])
     with pytest.raises(UnsatisfiableConstraintsError):
         SymbolicScope(["3*a >= 3*b + 1", "3*a <= 3*b + 2"])
+
+
+def test_bounds_of_unbounded_nonlinear_stay_fast() -> None:
+    """The search for an upper bound of a square meets valuations whose values
+    grow as squares of squares; it stops with inf instead of doing arithmetic
+    on numbers of thousands of digits (this took minutes)."""
+    scope = symshape.SymbolicScope(["b == d + 1", "mod(c, 3) == 1"])
+    (d,) = symshape.symbolic_shape("d", scope=scope)
+    t0 = time.perf_counter()
+    assert symshape.bounds(d * d + 7 * d + 6) == (14, math.inf)
+    assert time.perf_counter() - t0 < 5

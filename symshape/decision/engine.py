@@ -53,6 +53,8 @@ LEMMA_BUDGET = (3_000, 40)
 BOUNDS_BUDGET = (120_000, 3000)  # for each side of bounds(), all steps together
 BOUNDS_STEPS = 80
 CACHE_MAX = 200_000
+# Learned valuations with values beyond this stay out of the pool.
+_REMEMBER_MAX = 1 << 128
 POOL_FREE_SEEDS = 10
 POOL_MAX = 48
 
@@ -393,6 +395,8 @@ class Decider:
 
     def _remember(self, env: dict[str, int]) -> Point:
         pt = self._point(dict(env), 0)
+        if any(abs(v) > _REMEMBER_MAX for v in env.values()):
+            return pt  # evidence for now; too big to evaluate every later claim at
         with self._lock:
             pts = self._get_pool().points
             self._learned += 1
@@ -639,9 +643,17 @@ class Decider:
             return -math.inf
         gap = 1
         first = True
+        # Valuations far beyond the sizes in the problem show no finite bound
+        # worth proving, and their values (a square of a square of ...) would
+        # make the arithmetic, not the counted work, explode: -inf is sound.
+        size = max((abs(c) for q in [p, *self._constraint_polys()] for c in q.values()),
+                   default=1)
+        far = 1 << (size.bit_length() + 64)
         for _ in range(BOUNDS_STEPS):
             if proven >= best:
                 return best
+            if proven == -math.inf and best < -far:
+                return proven
             if first:
                 mid = best
                 first = False

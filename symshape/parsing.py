@@ -542,7 +542,39 @@ def _parse_spec_uncached(text: str) -> tuple[Node, ...]:
             raise ParseError("invalid shape spec: '...' may only appear at the end", text=text,
                              column=item[1], expected="nothing after '...'")
     _check_depth(items, text, "spec_input")
-    return tuple(items)
+    table: dict[tuple[Any, ...], Node] = {}
+    out = []
+    for item in items:
+        shared = share_subtrees(item, table)
+        # a dimension keeps its own column (errors about it point at it)
+        out.append(shared if shared[1] == item[1] else (shared[0], item[1], *shared[2:]))
+    return tuple(out)
+
+
+def share_subtrees(node: Node, table: dict[tuple[Any, ...], Node]) -> Node:
+    """``node`` with every subtree that repeats an earlier one (ignoring columns)
+    replaced by that earlier node object.
+
+    Specs repeat sub-expressions (``max(a, b)`` in ``"a, b, max(a, b),
+    min(max(a, b), b)"``); with shared nodes, whoever builds the expressions can
+    memoize by node identity.  Runs once per text (the parse is cached); the
+    depth is already checked, so the recursion is bounded.
+    """
+    kind = node[0]
+    if kind in ("int", "var"):
+        key: tuple[Any, ...] = (kind, node[2])
+    elif kind == "neg":
+        node = (kind, node[1], share_subtrees(node[2], table))
+        key = (kind, id(node[2]))
+    elif kind == "pow":
+        node = (kind, node[1], share_subtrees(node[2], table), node[3])
+        key = (kind, id(node[2]), node[3])
+    elif len(node) == 4:  # binary operators and functions
+        node = (kind, node[1], share_subtrees(node[2], table), share_subtrees(node[3], table))
+        key = (kind, id(node[2]), id(node[3]))
+    else:  # placeholders
+        return node
+    return table.setdefault(key, node)
 
 
 def _parse_comparison_uncached(text: str) -> tuple[Comparison, ...]:

@@ -23,23 +23,38 @@ _BINARY: dict[str, Callable[[Any, Any], Any]] = {
 }
 
 
-def build(node: tuple[Any, ...], scope: SymbolicScope, text: str = "") -> Dim:
-    """Build the canonical expression of a parsed AST ``node`` in ``scope``."""
+def build(node: tuple[Any, ...], scope: SymbolicScope, text: str = "",
+          memo: dict[int, Dim] | None = None) -> Dim:
+    """Build the canonical expression of a parsed AST ``node`` in ``scope``.
+
+    ``memo`` (node id -> expression) reuses what was built for a node object
+    met before: parsed specs share repeated subtrees (see
+    :func:`symshape.parsing.share_subtrees`)."""
+    if memo is not None:
+        got = memo.get(id(node))
+        if got is None:
+            got = memo[id(node)] = _build(node, scope, text, memo)
+        return got
+    return _build(node, scope, text, None)
+
+
+def _build(node: tuple[Any, ...], scope: SymbolicScope, text: str,
+           memo: dict[int, Dim] | None) -> Dim:
     kind = node[0]
     if kind == "int":
         return int(node[2])
     if kind == "var":
         return scope._var(node[2])
     if kind == "neg":
-        return -build(node[2], scope, text)
+        return -build(node[2], scope, text, memo)
     if kind == "pow":
-        base = build(node[2], scope, text)
+        base = build(node[2], scope, text, memo)
         return base ** node[3]
     fn = _BINARY.get(kind)
     if fn is None:
         raise ParseError(f"'{kind}' is not allowed here", text=text, column=node[1])
-    x = build(node[2], scope, text)
-    y = build(node[3], scope, text)
+    x = build(node[2], scope, text, memo)
+    y = build(node[3], scope, text, memo)
     try:
         return fn(x, y)
     except ZeroDivisionError as err:
@@ -107,6 +122,7 @@ def symbolic_shape(spec: str | None, *, constraints: Iterable[str] = (),
     if like is not None:
         like_t = tuple(None if d is None else _like_dim(d, spec) for d in like)
     out: list[Dim] = []
+    memo: dict[int, Dim] = {}  # parse_spec shares repeated subtrees
     for i, node in enumerate(nodes):
         kind = node[0]
         if kind == "...":
@@ -133,7 +149,7 @@ def symbolic_shape(spec: str | None, *, constraints: Iterable[str] = (),
                                  f"like={like_t}", text=spec, column=node[1])
             out.append(d)
             continue
-        e = build(node, sc, spec)
+        e = build(node, sc, spec, memo)
         if like_t is not None and isinstance(e, int) and like_t[i] is not None \
                 and like_t[i] != e:
             raise ParseError(f"dimension {i} is the constant {e} in the spec but "

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import symshape
 from symshape import parsing
 from symshape.errors import ParseError
 from symshape.parsing import parse_comparison, parse_expr, parse_spec
@@ -612,3 +613,17 @@ def test_round_trip_minimal_parentheses_agrees_with_python(tree: Any) -> None:
     text = render_minimal(tree)
     assert E(text) == tree, text
     assert python_ast(text) == tree, text
+
+
+def test_parsed_specs_share_repeated_subtrees() -> None:
+    """Repeated sub-expressions are one node object (built once), while every
+    dimension keeps its own column for error messages."""
+    nodes = parsing.parse_spec("a, b, max(a, b), min(max(a, b), b), max(a, b)")
+    assert nodes[3][2] is nodes[2]  # the max inside min is the third dimension
+    assert nodes[0] is nodes[2][2]  # 'a' everywhere is one node
+    assert nodes[4][1] != nodes[2][1] and nodes[4][2:] == nodes[2][2:]
+    dims = symshape.symbolic_shape("a, b, max(a, b), min(max(a, b), b), max(a, b)")
+    assert dims[2] == dims[4] and dims[3] == dims[1]
+    with pytest.raises(ParseError) as info:
+        symshape.symbolic_shape("2, 2", like=(2, 3))
+    assert info.value.column == 4

@@ -84,6 +84,10 @@ def test_proved_without_constraints(claim: str) -> None:
     ("a*m <= 3*a", ["m <= 3"]),
     ("a*b >= 16", ["a >= 4", "b >= 4"]),
     ("floordiv(a, b) <= a", ["a >= b"]),
+    # divisibility carried into products by the equality
+    ("mod(c*d, 4) == 0", ["mod(c, 4) == 0"]),
+    ("mod(3*c*d + 5, 4) == 1", ["mod(c, 4) == 0"]),
+    ("4*floordiv(c*d, 4) == c*d", ["mod(c, 4) == 0"]),
 ])
 def test_proved_with_constraints(claim: str, constraints: list[str]) -> None:
     assert_proved(prove(claim, constraints=constraints))

@@ -66,6 +66,7 @@ class Linearizer:
         self._depth: dict[Atom, int] = {}
         self._pbounds: dict[frozenset[Any], tuple[Fact | None, Fact | None]] = {}
         self._factor: dict[frozenset[Any], tuple[Fact, ...]] = {}
+        self._eqs: list[tuple[Fact, Fact, frozenset[Atom]]] | None = None
 
     def structural_copy(self, prove_lemma: LemmaProver,
                         probe: Callable[[Poly], list[int]] | None = None) -> Linearizer:
@@ -363,7 +364,52 @@ class Linearizer:
         if level == INF:  # composite factors, for the query itself only
             for f in facts:
                 out.extend(self.factor_facts(f.poly))
+            out.extend(self.equality_products(products))
         return out
+
+    def equality_products(self, products: Iterable[Mono]) -> list[Fact]:
+        """For an equality constraint ``E == 0`` and a product monomial ``x*R``
+        of the query where the atom ``x`` occurs in ``E``: ``E*(R - L) >= 0``
+        and ``-E*(R - L) >= 0`` for the lower bound ``R >= L``, which together
+        say ``E*R == 0``.  This carries divisibility into products: from
+        ``c == 4*floordiv(c, 4)``, ``c*d == 4*floordiv(c, 4)*d``."""
+        eqs = self._equalities()
+        if not eqs:
+            return []
+        out: list[Fact] = []
+        for m in sorted(products, key=P.column_key):
+            for x, _ in m:
+                rest = mono_div(m, ((x, 1),))
+                if not rest:
+                    continue
+                low = None
+                for pos, neg, atoms in eqs:
+                    if x not in atoms:
+                        continue
+                    if low is None:
+                        low = self.mono_bounds(rest)[0]
+                        if low is None:
+                            break
+                    out.append(make_product(pos, low))
+                    out.append(make_product(neg, low))
+                    if len(out) >= _EQUALITY_PRODUCTS_MAX:
+                        return out
+        return out
+
+    def _equalities(self) -> list[tuple[Fact, Fact, frozenset[Atom]]]:
+        """The equality constraints as fact pairs ``(E >= 0, -E >= 0)`` with
+        the atoms of ``E``."""
+        got = self._eqs
+        if got is None:
+            got = []
+            for c in self.scope.constraints:
+                if c.op == "==":
+                    d = P.from_expr(c.diff)
+                    atoms = frozenset(a for m in d for a, _ in m)
+                    got.append((Fact(d, "constraint", note=c.text),
+                                Fact(P.scale(d, -1), "constraint", note=c.text), atoms))
+            self._eqs = got
+        return got
 
     # -- products of composite factors ------------------------------------------------
     def poly_bounds(self, f: Poly) -> tuple[Fact | None, Fact | None]:
@@ -457,6 +503,10 @@ class Linearizer:
         if not more:
             return base
         return base + canonical(more)
+
+
+# At most this many equality-product facts per query (they grow the LP).
+_EQUALITY_PRODUCTS_MAX = 16
 
 
 def _cofactor(p: Poly, x: Atom) -> Poly:

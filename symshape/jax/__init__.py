@@ -29,7 +29,7 @@ Runtime checks:
 from symshape.jax._internals import JAX_VERSION, TESTED_JAX_VERSION, JaxInternalsError
 from symshape.jax.assertions import assert_shapes
 from symshape.jax.convert import JaxConversionError, from_jax, to_jax
-from symshape.jax.decisions import decisions, install, is_installed, uninstall
+from symshape.jax.plugin import decisions, install, is_installed, uninstall
 from symshape.jax.specs import ExportedShapes, args_specs, shapes
 
 __all__ = [

@@ -60,7 +60,7 @@ class Bridge:
         # (x, y) -> whether symshape proves x == y (keys: jx.expr_key or int).
         self.eq_cache: dict[tuple[Any, Any], bool] = {}
         self.to_cache: dict[DimExpr, Any] = {}
-        # Caches of decisions for JAX's tracer (see symshape.jax.decisions).
+        # Caches of decisions for JAX's tracer (see symshape.jax.plugin).
         self.ge0_cache: dict[Any, bool | None] = {}
 
 

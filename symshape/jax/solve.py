@@ -3,7 +3,7 @@
 JAX solves the dimension variables of ``jax.export`` arguments from the actual
 argument shapes in ``shape_poly.solve_dim_vars``, which accepts only
 "linear uni-variate" equations.  When it gives up, the replacement installed by
-:mod:`symshape.jax.decisions` calls :func:`solve_with_plan`, which builds a
+:mod:`symshape.jax.plugin` calls :func:`solve_with_plan`, which builds a
 :class:`symshape.shapecheck.ShapeCheck` for the same specs and hands JAX a solution in the
 form JAX expects: values with an ``_evaluate(env)`` method and a constraints
 object with ``check_statically``/``shape_assertions``.  Both run the plan's

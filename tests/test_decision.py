@@ -88,6 +88,7 @@ def test_proved_without_constraints(claim: str) -> None:
     ("mod(c*d, 4) == 0", ["mod(c, 4) == 0"]),
     ("mod(3*c*d + 5, 4) == 1", ["mod(c, 4) == 0"]),
     ("4*floordiv(c*d, 4) == c*d", ["mod(c, 4) == 0"]),
+    ("mod(c*d, 4) == 0", ["mod(c, 2) == 0", "mod(d, 2) == 0"]),
 ])
 def test_proved_with_constraints(claim: str, constraints: list[str]) -> None:
     assert_proved(prove(claim, constraints=constraints))

@@ -377,23 +377,35 @@ class Linearizer:
         if not eqs:
             return []
         out: list[Fact] = []
-        for m in sorted(products, key=P.column_key):
-            for x, _ in m:
-                rest = mono_div(m, ((x, 1),))
-                if not rest:
+        seen: set[Mono] = set()
+        todo = sorted(products, key=P.column_key)
+        # Two rounds: the products made in the first bring new monomials
+        # (c*d == 2*floordiv(c, 2)*d), which a second equality on d rewrites.
+        for _ in range(2):
+            made: list[Fact] = []
+            for m in todo:
+                if m in seen:
                     continue
-                low = None
-                for pos, neg, atoms in eqs:
-                    if x not in atoms:
+                seen.add(m)
+                for x, _ in m:
+                    rest = mono_div(m, ((x, 1),))
+                    if not rest:
                         continue
-                    if low is None:
-                        low = self.mono_bounds(rest)[0]
+                    low = None
+                    for pos, neg, atoms in eqs:
+                        if x not in atoms:
+                            continue
                         if low is None:
-                            break
-                    out.append(make_product(pos, low))
-                    out.append(make_product(neg, low))
-                    if len(out) >= _EQUALITY_PRODUCTS_MAX:
-                        return out
+                            low = self.mono_bounds(rest)[0]
+                            if low is None:
+                                break
+                        made.append(make_product(pos, low))
+                        made.append(make_product(neg, low))
+                        if len(out) + len(made) >= _EQUALITY_PRODUCTS_MAX:
+                            return out + made
+            out += made
+            todo = sorted({m for f in made for m in f.poly
+                           if len(m) > 1 or (m and m[0][1] > 1)} - seen, key=P.column_key)
         return out
 
     def _equalities(self) -> list[tuple[Fact, Fact, frozenset[Atom]]]:

@@ -22,8 +22,8 @@ maps (and scope), so it is cheap, never raises and agrees with ``hash``.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, Union
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
+from typing import TYPE_CHECKING, Any, TypeVar, Union
 
 import numpy as np
 
@@ -48,8 +48,12 @@ class Atom:
 
     # _key: set by Var.__init__; for floordivs and maxes, computed on first
     # use by sort_key (it sorts the operands, and many atoms never need it).
-    __slots__ = ("_key", "__weakref__")
+    # _digest and _size: memos of symshape.decision.poly, kept on the atom so
+    # that they die with its scope (a global table would keep scopes alive).
+    __slots__ = ("_key", "_digest", "_size", "__weakref__")
     _key: tuple[Any, ...]
+    _digest: int
+    _size: int
 
     @property
     def sort_key(self) -> tuple[Any, ...]:
@@ -143,23 +147,75 @@ class Max0(Atom):
         return np.maximum(v, 0) if isinstance(v, np.ndarray) else max(v, 0)
 
 
-def _fill_atom_keys(atom: Atom) -> None:
-    """Compute the missing sort keys of ``atom`` and of the atoms nested in it,
-    innermost first, so that a deep nest does not recurse (as eager keys,
-    computed when each atom was made, did not)."""
-    stack = [atom]
+def atom_children(a: Atom) -> list[Atom]:
+    """The atoms of the operands of ``a`` (one level down)."""
+    return [b for o in a.operands if isinstance(o, DimExpr) for m in o._terms for b, _ in m]
+
+
+V = TypeVar("V")
+
+
+def fold_atoms(root: Atom, memo: MutableMapping[Atom, V], compute: Callable[[Atom], V],
+               children: Callable[[Atom], Iterable[Atom]] = atom_children) -> V:
+    """``memo[root]``, first setting ``memo[x] = compute(x)`` for every atom
+    ``x`` below ``root`` (``root`` included) that is not in ``memo`` yet.
+
+    Innermost atoms come first, so ``compute(x)`` may read ``memo`` for the
+    atoms of ``x``'s operands.  Iterative: a deep nest cannot hit the recursion
+    limit; shared sub-expressions are computed once.
+    """
+    stack = [root]
     while stack:
-        a = stack[-1]
-        if hasattr(a, "_key"):
+        x = stack[-1]
+        if x in memo:
             stack.pop()
             continue
-        inner = [b for o in a.operands if isinstance(o, DimExpr)
-                 for m in o._terms for b, _ in m if not hasattr(b, "_key")]
-        if inner:
-            stack.extend(inner)
-        else:
-            a._key = a._make_key()
-            stack.pop()
+        missing = [b for b in children(x) if b not in memo]
+        if missing:
+            stack.extend(missing)
+            continue
+        memo[x] = compute(x)
+        stack.pop()
+    return memo[root]
+
+
+class AttrMemo(MutableMapping[Atom, Any]):
+    """A memo for :func:`fold_atoms` kept in an attribute slot of each atom."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __contains__(self, a: object) -> bool:
+        return hasattr(a, self.name)
+
+    def __getitem__(self, a: Atom) -> Any:
+        try:
+            return getattr(a, self.name)
+        except AttributeError:
+            raise KeyError(a) from None
+
+    def __setitem__(self, a: Atom, value: Any) -> None:
+        setattr(a, self.name, value)
+
+    def __delitem__(self, a: Atom) -> None:
+        delattr(a, self.name)
+
+    def __iter__(self) -> Iterator[Atom]:
+        raise TypeError("an AttrMemo cannot list its atoms")
+
+    def __len__(self) -> int:
+        raise TypeError("an AttrMemo cannot count its atoms")
+
+
+_KEYS = AttrMemo("_key")
+
+
+def _fill_atom_keys(atom: Atom) -> None:
+    """Compute the missing sort keys of ``atom`` and of the atoms nested in it
+    (lazily: many atoms never need one)."""
+    fold_atoms(atom, _KEYS, lambda a: a._make_key())
 
 
 _VARS: dict[str, Var] = {}
@@ -327,10 +383,16 @@ class DimExpr:
 
     # -- construction helpers ------------------------------------------------
     @staticmethod
-    def make(terms: Terms, scope: SymbolicScope) -> DimExpr | int:
-        """Wrap a term map (zero coefficients already dropped), applying scope rules."""
+    def make(terms: Terms, scope: SymbolicScope, lead: Mono | None = None) -> DimExpr | int:
+        """Wrap a term map (zero coefficients already dropped), applying scope rules.
+
+        ``lead`` is the leading monomial of ``terms`` when the caller knows it
+        (None: computed on first use); rules that rewrite the terms drop it.
+        """
         if scope._term_rules and terms:
-            terms = scope._apply_term_rules(terms)
+            rewritten = scope._apply_term_rules(terms)
+            if rewritten is not terms:
+                terms, lead = rewritten, None
         n = len(terms)
         if n <= 1:
             if n == 0:
@@ -341,7 +403,7 @@ class DimExpr:
         e._terms = terms
         e._scope = scope
         e._hash = -1
-        e._lead = None
+        e._lead = lead
         return e
 
     @property
@@ -691,23 +753,7 @@ def _neg_terms(t: Terms) -> Terms:
     return {m: -c for m, c in t.items()}
 
 
-def _wrap(terms: Terms, scope: SymbolicScope, lead: Mono | None) -> DimExpr | int:
-    """``DimExpr.make(terms, scope)`` given the leading monomial of ``terms``
-    when the caller knows it (None: computed on first use)."""
-    if scope._term_rules:
-        return DimExpr.make(terms, scope)  # rules may rewrite the terms
-    n = len(terms)
-    if n <= 1:
-        if n == 0:
-            return 0
-        if _ONE in terms:
-            return terms[_ONE]
-    e = _new(DimExpr)
-    e._terms = terms
-    e._scope = scope
-    e._hash = -1
-    e._lead = lead
-    return e
+_wrap = DimExpr.make  # the name the arithmetic's fast paths use
 
 
 def _sum_lead(l1: Mono | None, l2: Mono | None, out: Terms) -> Mono | None:

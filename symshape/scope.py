@@ -30,6 +30,7 @@ from symshape.expr import (
     Terms,
     Var,
     _as_int,
+    fold_atoms,
     make_var,
     mono_key,
 )
@@ -135,7 +136,8 @@ class SymbolicScope:
         self._decider_obj: Decider | None = None
         # Values at the valuation where every variable is 1 (see _at_ones).
         self._ones_memo: dict[Any, int | None] = {}
-        self._ones_valid: tuple[int, int, bool] | None = None
+        self._ones_valid = False
+        self._ones_gen = -1  # len(self._implicit) when _ones_valid was computed
         # (op, x, other) -> decided bool, or the inconclusive message
         self._cmp_cache: dict[tuple[str, DimExpr, Any], bool | str] = {}
         self._cmp_gen = 0  # len(self._implicit) when the cache was filled
@@ -587,16 +589,17 @@ class SymbolicScope:
             # While constraints load, max/min stay unsimplified unless the
             # intervals decide (sound: simplification is optional there).
             return 0
-        v = self._at_ones(e)
-        if v is not None and v != 0:
-            # A valid valuation rules out one direction: ask only the other.
-            if v > 0:
-                return 1 if self._proves_ge0(e) else 0
-            return -1 if self._proves_ge0(-e) else 0
         d = self._decider()
         if d is None:
             return 0
         assert isinstance(e, DimExpr)  # ints are decided by their interval
+        v = self._at_ones(e)
+        if v is not None and v != 0:
+            # A valid valuation rules out one direction: ask only the other
+            # (the interval checks above already failed for both).
+            if v > 0:
+                return 1 if d.decide_ge0(e) is True else 0
+            return -1 if d.decide_ge0(-e) is True else 0
         return d.decide_order(e)
 
     def _proves_ge0(self, e: DimExpr | int) -> bool:
@@ -616,13 +619,14 @@ class SymbolicScope:
         """Value of ``e`` where every variable is 1, if that valuation satisfies
         every constraint and implicit fact of the scope (else None): a valid
         valuation for free, that refutes many claims without the decider."""
-        key = (len(self._constraints), len(self._implicit))
-        ok = self._ones_valid
-        if ok is None or ok[:2] != key:
-            valid = all((v := _value_at_ones(f, self._ones_memo)) is not None and v >= 0
-                        for f, _ in self._facts())
-            ok = self._ones_valid = (*key, valid)
-        if not ok[2]:
+        # After creation only implicit facts get added: their count dates the answer.
+        gen = len(self._implicit)
+        if self._ones_gen != gen:
+            self._ones_valid = all(
+                (v := _value_at_ones(f, self._ones_memo)) is not None and v >= 0
+                for f, _ in self._facts())
+            self._ones_gen = gen
+        if not self._ones_valid:
             return None
         return _value_at_ones(e, self._ones_memo)
 
@@ -751,32 +755,22 @@ _CMP_CACHE_MAX = 100_000
 
 def _value_at_ones(e: DimExpr | int, memo: dict[Any, int | None]) -> int | None:
     """Value of ``e`` with every variable 1 (None where a divisor is 0 there);
-    ``memo`` caches atoms, iteratively so that deep nests cannot recurse."""
+    ``memo`` caches the atoms."""
     if isinstance(e, int):
         return e
-    pending = [a for m in e._terms for a, _ in m if a not in memo]
-    while pending:
-        a = pending[-1]
-        if a in memo:
-            pending.pop()
-            continue
+
+    def compute(a: Any) -> int | None:
         if type(a) is Var:
-            memo[a] = 1
-            pending.pop()
-            continue
-        subs = [b for o in a.operands if isinstance(o, DimExpr)
-                for m in o._terms for b, _ in m if b not in memo]
-        if subs:
-            pending.extend(subs)
-            continue
+            return 1
         vals = [_value_of_terms(o, memo) for o in a.operands]
-        if any(v is None for v in vals):
-            memo[a] = None
-        elif type(a) is FloorDiv:
-            memo[a] = None if vals[1] == 0 else vals[0] // vals[1]  # type: ignore[operator]
-        else:
-            memo[a] = max(vals[0], 0)  # type: ignore[type-var]
-        pending.pop()
+        if None in vals:
+            return None
+        if type(a) is FloorDiv:
+            return None if vals[1] == 0 else vals[0] // vals[1]  # type: ignore[operator]
+        return max(vals[0], 0)  # type: ignore[type-var]
+    for m in e._terms:
+        for a, _ in m:
+            fold_atoms(a, memo, compute)
     return _value_of_terms(e, memo)
 
 

@@ -8,8 +8,10 @@ defined for every valuation with variables >= 1.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any
 
+import numpy as np
 from hypothesis import strategies as st
 
 import symshape
@@ -47,8 +49,9 @@ def trees(names: tuple[str, ...] = VARS, max_leaves: int = 8,
     return st.recursive(leaves, extend, max_leaves=max_leaves)
 
 
-def evaluate(t: Tree, env: dict[str, int]) -> int:
-    """Direct evaluation with Python semantics."""
+def evaluate(t: Tree, env: dict[str, Any]) -> Any:
+    """Direct evaluation with Python semantics (elementwise when ``env`` holds
+    numpy arrays; exact Python ints otherwise)."""
     kind = t[0]
     if kind == "var":
         return env[t[1]]
@@ -65,10 +68,11 @@ def evaluate(t: Tree, env: dict[str, int]) -> int:
         return x // y
     if kind == "mod":
         return x % y
+    exact = isinstance(x, int) and isinstance(y, int)
     if kind == "max":
-        return max(x, y)
+        return max(x, y) if exact else np.maximum(x, y)
     assert kind == "min"
-    return min(x, y)
+    return min(x, y) if exact else np.minimum(x, y)
 
 
 _OPS = {
@@ -82,14 +86,30 @@ _OPS = {
 }
 
 
-def build(t: Tree, scope: symshape.SymbolicScope) -> Any:
-    """Build the symshape expression of ``t`` with the operator API."""
+def build_with(t: Tree, var: Callable[[str], Any], ops: Mapping[str, Callable[[Any, Any], Any]]
+               ) -> Any:
+    """Build ``t`` with ``var(name)`` for variables and ``ops[kind]`` for the
+    binary operations (any library's expressions)."""
     kind = t[0]
     if kind == "var":
-        return scope.var(t[1])
+        return var(t[1])
     if kind == "int":
         return int(t[1])
-    return _OPS[kind](build(t[1], scope), build(t[2], scope))
+    return ops[kind](build_with(t[1], var, ops), build_with(t[2], var, ops))
+
+
+def jax_ops(core: Any) -> dict[str, Callable[[Any, Any], Any]]:
+    """The binary operations with JAX's dimension expressions, for
+    :func:`build_with`; ``core`` is ``jax._src.core`` (looked up at each call,
+    so that what a test patches there is used)."""
+    return {"add": lambda x, y: x + y, "sub": lambda x, y: x - y, "mul": lambda x, y: x * y,
+            "floordiv": lambda x, y: x // y, "mod": lambda x, y: x % y,
+            "max": lambda x, y: core.max_dim(x, y), "min": lambda x, y: core.min_dim(x, y)}
+
+
+def build(t: Tree, scope: symshape.SymbolicScope) -> Any:
+    """Build the symshape expression of ``t`` with the operator API."""
+    return build_with(t, scope.var, _OPS)
 
 
 def render(t: Tree) -> str:

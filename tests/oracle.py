@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from exprgen import _OPS, Tree, evaluate, render
+from exprgen import build_with as build
 
 import symshape
 from symshape.expr import DimExpr, FloorDiv, Max0, Var
@@ -235,7 +237,6 @@ class Z3Oracle:
 # ---------------------------------------------------------------------------
 # Random claims
 
-Tree = tuple[Any, ...]
 OPS2 = ("add", "sub", "mul", "max", "min")
 
 
@@ -264,43 +265,6 @@ def random_tree(rng: random.Random, names: Sequence[str], depth: int,
                                                                 allow_mul, symbolic_div))
     return (op, random_tree(rng, names, depth - 1, allow_mul, symbolic_div),
             random_tree(rng, names, depth - 1, allow_mul, symbolic_div))
-
-
-def render(t: Tree) -> str:
-    """Text of a tree in the symshape (and JAX) constraint syntax."""
-    kind = t[0]
-    if kind == "var":
-        return str(t[1])
-    if kind == "int":
-        return f"({t[1]})" if t[1] < 0 else str(t[1])
-    x, y = render(t[1]), render(t[2])
-    if kind in ("add", "sub", "mul"):
-        sym = {"add": "+", "sub": "-", "mul": "*"}[kind]
-        return f"({x} {sym} {y})"
-    return f"{kind}({x}, {y})"
-
-
-def evaluate(t: Tree, env: dict[str, Any]) -> Any:
-    """Direct evaluation of a tree (Python semantics; elementwise on arrays)."""
-    kind = t[0]
-    if kind == "var":
-        return env[t[1]]
-    if kind == "int":
-        return t[1]
-    x, y = evaluate(t[1], env), evaluate(t[2], env)
-    if kind == "add":
-        return x + y
-    if kind == "sub":
-        return x - y
-    if kind == "mul":
-        return x * y
-    if kind == "floordiv":
-        return x // y
-    if kind == "mod":
-        return x % y
-    if kind == "max":
-        return np.maximum(x, y)
-    return np.minimum(x, y)
 
 
 def _linear_constraint(rng: random.Random, names: Sequence[str]) -> str:
@@ -417,21 +381,9 @@ def random_claim(rng: random.Random, max_vars: int = 4) -> Claim:
 _SYMSHAPE_OPS: dict[str, Any] = {}
 
 
-def build(t: Tree, var: Any, ops: dict[str, Any]) -> Any:
-    """Build ``t`` with ``var(name)`` and binary functions ``ops[kind]``."""
-    kind = t[0]
-    if kind == "var":
-        return var(t[1])
-    if kind == "int":
-        return int(t[1])
-    return ops[kind](build(t[1], var, ops), build(t[2], var, ops))
-
-
 def symshape_ops() -> dict[str, Any]:
     """Binary operations of symshape for :func:`build`."""
-    from symshape.expr import floordiv, max_expr, min_expr, mod
-    return {"add": lambda x, y: x + y, "sub": lambda x, y: x - y, "mul": lambda x, y: x * y,
-            "floordiv": floordiv, "mod": mod, "max": max_expr, "min": min_expr}
+    return dict(_OPS)
 
 
 __all__ = [

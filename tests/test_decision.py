@@ -594,10 +594,20 @@ def test_scope_constraints_unsat_by_integer_reasoning_only() -> None:
 
 def test_bounds_of_unbounded_nonlinear_stay_fast() -> None:
     """The search for an upper bound of a square meets valuations whose values
-    grow as squares of squares; it stops with inf instead of doing arithmetic
-    on numbers of thousands of digits (this took minutes)."""
+    grow as squares of squares; the work budget counts the size of the numbers,
+    so it stops with inf instead of doing arithmetic on numbers of thousands of
+    digits (this took minutes)."""
     scope = symshape.SymbolicScope(["b == d + 1", "mod(c, 3) == 1"])
     (d,) = symshape.symbolic_shape("d", scope=scope)
     t0 = time.perf_counter()
     assert symshape.bounds(d * d + 7 * d + 6) == (14, math.inf)
     assert time.perf_counter() - t0 < 5
+
+
+def test_documented_limit_of_divisibility_through_products() -> None:
+    """docs/decision.md: equalities are multiplied into products two rounds
+    deep, so three factors each divisible by 2 are not shown divisible by 8
+    (true, but inconclusive; update the docs when this gets proved)."""
+    v = prove("mod(c*d*e, 8) == 0",
+              constraints=["mod(c, 2) == 0", "mod(d, 2) == 0", "mod(e, 2) == 0"])
+    assert v.status is Status.INCONCLUSIVE and v.counterexample is None

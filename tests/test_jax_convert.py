@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from exprgen import build, evaluate, trees, valuations
+from exprgen import build, build_with, evaluate, jax_ops, trees, valuations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -75,25 +75,7 @@ def test_round_trip_in_constrained_scope(tree: tuple, envs: list[dict[str, int]]
 
 def _jax_tree(t: tuple, dims: dict[str, Any]) -> Any:
     """Build a JAX expression with JAX's operator overloading."""
-    kind = t[0]
-    if kind == "var":
-        return dims[t[1]]
-    if kind == "int":
-        return int(t[1])
-    x, y = _jax_tree(t[1], dims), _jax_tree(t[2], dims)
-    if kind == "add":
-        return x + y
-    if kind == "sub":
-        return x - y
-    if kind == "mul":
-        return x * y
-    if kind == "floordiv":
-        return x // y
-    if kind == "mod":
-        return x % y
-    if kind == "max":
-        return jax_core.max_dim(x, y)
-    return jax_core.min_dim(x, y)
+    return build_with(t, dims.__getitem__, jax_ops(jax_core))
 
 
 @SETTINGS

@@ -8,7 +8,7 @@ import random
 from typing import Any
 
 import pytest
-from exprgen import evaluate, trees
+from exprgen import build_with, evaluate, jax_ops, trees
 from hypothesis import HealthCheck, given, settings
 
 jax = pytest.importorskip("jax")
@@ -169,15 +169,7 @@ def test_falls_back_to_jax_for_what_symshape_cannot_read() -> None:
 
 
 def _jax_tree(t: tuple, env: dict[str, Any]) -> Any:
-    kind = t[0]
-    if kind == "var":
-        return env[t[1]]
-    if kind == "int":
-        return int(t[1])
-    x, y = _jax_tree(t[1], env), _jax_tree(t[2], env)
-    return {"add": lambda: x + y, "sub": lambda: x - y, "mul": lambda: x * y,
-            "floordiv": lambda: x // y, "mod": lambda: x % y,
-            "max": lambda: jax_core.max_dim(x, y), "min": lambda: jax_core.min_dim(x, y)}[kind]()
+    return build_with(t, env.__getitem__, jax_ops(jax_core))
 
 
 _GRID = [dict(zip(NAMES, v, strict=True)) for v in itertools.product(range(1, 8), repeat=3)]

@@ -42,7 +42,7 @@ from symshape.decision.search import Model, Refuted, Result, Search, Unknown
 from symshape.decision.simplex import Budget
 from symshape.decision.verdict import Status, Verdict, format_valuation
 from symshape.errors import UnsatisfiableConstraintsError
-from symshape.expr import Atom, DimExpr, FloorDiv, Max0, Var
+from symshape.expr import Atom, DimExpr, FloorDiv, Max0, Var, atom_children, fold_atoms
 
 Bound = int | float
 
@@ -99,7 +99,7 @@ class Point:
         self.env = env
         self.seed = seed
         self.memo: dict[Atom, int] | None = {} if sub is not None else None
-        self._sub = sub if sub is not None else _direct_sub  # atom -> direct sub-atoms
+        self._sub = sub if sub is not None else atom_children  # atom -> direct sub-atoms
 
     def var(self, name: str) -> int:
         """Value of a variable."""
@@ -115,28 +115,16 @@ class Point:
         v = memo.get(a)
         if v is not None:
             return v
-        stack = [a]
-        while stack:
-            x = stack[-1]
-            if x in memo:
-                stack.pop()
-                continue
+        m = memo
+
+        def compute(x: Atom) -> int:
             if type(x) is Var:
-                memo[x] = self.var(x.name)
-                stack.pop()
-                continue
-            missing = [b for b in self._sub(x) if b not in memo]
-            if missing:
-                stack.extend(missing)
-                continue
+                return self.var(x.name)
             if type(x) is FloorDiv:
-                den = self._val(x.den, memo)
-                memo[x] = self._val(x.num, memo) // den if den else 0  # see Samples.atom
-            else:
-                assert type(x) is Max0
-                memo[x] = max(self._val(x.arg, memo), 0)
-            stack.pop()
-        return memo[a]
+                return _floordiv_or_0(self._val(x.num, m), self._val(x.den, m))
+            assert type(x) is Max0
+            return max(self._val(x.arg, m), 0)
+        return fold_atoms(a, memo, compute, self._sub)
 
     def _val(self, e: DimExpr | int, memo: dict[Atom, int]) -> int:
         if isinstance(e, int):
@@ -163,8 +151,11 @@ class Point:
         return {n: self.var(n) for n in names}
 
 
-def _direct_sub(a: Atom) -> list[Atom]:
-    return [b for o in a.operands if isinstance(o, DimExpr) for m in o.terms for b, _ in m]
+def _floordiv_or_0(n: int, d: int) -> int:
+    # A zero divisor only occurs at points that violate the divisor's domain
+    # condition (sample points, or points about to be rejected as invalid):
+    # any value will do there.
+    return n // d if d else 0
 
 
 # The pool of a scope without constraints: shared, immutable points.
@@ -188,44 +179,27 @@ class Pool:
 
     def atom(self, a: Atom) -> list[int]:
         """Values of an atom at every point."""
-        memo = self.memo
-        v = memo.get(a)
+        v = self.memo.get(a)
         if v is not None:
             return v
-        stack = [a]
-        while stack:
-            x = stack[-1]
-            if x in memo:
-                stack.pop()
-                continue
-            if type(x) is Var:
-                name = x.name
-                if self.points is _FREE_POINTS:
-                    vals = _FREE_VALUES.get(name)
-                    if vals is None:
-                        vals = [pt.var(name) for pt in self.points]
-                        if len(_FREE_VALUES) < 100_000:
-                            _FREE_VALUES[name] = vals
-                    memo[x] = vals
-                else:
-                    memo[x] = [pt.var(name) for pt in self.points]
-                stack.pop()
-                continue
-            missing = [b for b in self._sub(x) if b not in memo]
-            if missing:
-                stack.extend(missing)
-                continue
-            if type(x) is FloorDiv:
-                nv, dv = self._val(x.num), self._val(x.den)
-                # A zero divisor only occurs at points that violate the
-                # divisor's domain condition (they are sample points, or get
-                # rejected as invalid): any value will do there.
-                memo[x] = [n // d if d else 0 for n, d in zip(nv, dv, strict=True)]
-            else:
-                assert type(x) is Max0
-                memo[x] = [v if v > 0 else 0 for v in self._val(x.arg)]
-            stack.pop()
-        return memo[a]
+        return fold_atoms(a, self.memo, self._compute, self._sub)
+
+    def _compute(self, x: Atom) -> list[int]:
+        if type(x) is Var:
+            name = x.name
+            if self.points is not _FREE_POINTS:
+                return [pt.var(name) for pt in self.points]
+            vals = _FREE_VALUES.get(name)
+            if vals is None:
+                vals = [pt.var(name) for pt in self.points]
+                if len(_FREE_VALUES) < 100_000:
+                    _FREE_VALUES[name] = vals
+            return vals
+        if type(x) is FloorDiv:
+            return [_floordiv_or_0(n, d)
+                    for n, d in zip(self._val(x.num), self._val(x.den), strict=True)]
+        assert type(x) is Max0
+        return [v if v > 0 else 0 for v in self._val(x.arg)]
 
     def _val(self, e: DimExpr | int) -> list[int]:
         if isinstance(e, int):
@@ -643,17 +617,9 @@ class Decider:
             return -math.inf
         gap = 1
         first = True
-        # Valuations far beyond the sizes in the problem show no finite bound
-        # worth proving, and their values (a square of a square of ...) would
-        # make the arithmetic, not the counted work, explode: -inf is sound.
-        size = max((abs(c) for q in [p, *self._constraint_polys()] for c in q.values()),
-                   default=1)
-        far = 1 << (size.bit_length() + 64)
         for _ in range(BOUNDS_STEPS):
             if proven >= best:
                 return best
-            if proven == -math.inf and best < -far:
-                return proven
             if first:
                 mid = best
                 first = False

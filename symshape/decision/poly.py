@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from symshape.expr import _ONE, Atom, DimExpr, Mono, Var, mono_mul
+from symshape.expr import _ONE, Atom, AttrMemo, DimExpr, Mono, Var, fold_atoms, mono_mul
 
 Poly = dict[Mono, int]
 
@@ -105,7 +105,7 @@ def linear_part(p: Poly) -> Poly:
     return {m: c for m, c in p.items() if m}
 
 
-_DIGEST: dict[Atom, int] = {}
+_DIGESTS = AttrMemo("_digest")
 
 
 def _h(data: bytes) -> int:
@@ -119,33 +119,21 @@ def _poly_bytes(e: DimExpr | int) -> bytes:
     return b"p" + b";".join(b"%d*%d" % (d, c) for d, c in parts)
 
 
+def _digest_of(x: Atom) -> int:
+    """Digest of ``x`` (the digests of its operands' atoms are known)."""
+    if type(x) is Var:
+        return _h(b"v" + x.name.encode())
+    return _h(type(x).__name__.encode() + b"(" + b",".join(
+        _poly_bytes(o) for o in x.operands) + b")")
+
+
 def atom_digest(a: Atom) -> int:
     """A stable 64-bit digest of an atom's structure (same in every process;
     iterative, so deep nests cannot hit the recursion limit)."""
-    d = _DIGEST.get(a)
-    if d is not None:
-        return d
-    stack = [a]
-    while stack:
-        x = stack[-1]
-        if x in _DIGEST:
-            stack.pop()
-            continue
-        missing = [b for o in x.operands if isinstance(o, DimExpr)
-                   for m in o.terms for b, _ in m if b not in _DIGEST]
-        if missing:
-            stack.extend(missing)
-            continue
-        if type(x) is Var:
-            data = b"v" + x.name.encode()
-        else:
-            data = type(x).__name__.encode() + b"(" + b",".join(
-                _poly_bytes(o) for o in x.operands) + b")"
-        if len(_DIGEST) > 200_000:
-            _DIGEST.clear()
-        _DIGEST[x] = _h(data)
-        stack.pop()
-    return _DIGEST[a] if a in _DIGEST else atom_digest(a)
+    try:
+        return a._digest
+    except AttributeError:
+        return fold_atoms(a, _DIGESTS, _digest_of)
 
 
 def mono_digest(m: Mono) -> int:
@@ -180,7 +168,7 @@ def degree(p: Poly) -> int:
     return max((sum(k for _, k in m) for m in p), default=0)
 
 
-_TREE_SIZE: dict[Atom, int] = {}
+_SIZES = AttrMemo("_size")
 TEXT_LIMIT = 3000
 
 
@@ -190,38 +178,23 @@ def tree_size(p: Poly, cap: int = TEXT_LIMIT) -> int:
     total = 0
     for m in p:
         for a, _ in m:
-            total += _atom_size(a, cap)
+            total += min(fold_atoms(a, _SIZES, _size_of), cap)
             if total >= cap:
                 return cap
     return total + len(p)
 
 
-def _atom_size(a: Atom, cap: int) -> int:
-    s = _TREE_SIZE.get(a)
-    if s is not None:
-        return s
-    stack = [a]
-    while stack:
-        x = stack[-1]
-        if x in _TREE_SIZE:
-            stack.pop()
-            continue
-        subs = [o for o in x.operands if isinstance(o, DimExpr)]
-        missing = [b for o in subs for m in o.terms for b, _ in m if b not in _TREE_SIZE]
-        if missing:
-            stack.extend(missing)
-            continue
-        size = 1
-        for o in subs:
+def _size_of(x: Atom) -> int:
+    """Tree size of ``x`` (the sizes of its operands' atoms are known),
+    saturating at TEXT_LIMIT so that the numbers stay small."""
+    size = 1
+    for o in x.operands:
+        if isinstance(o, DimExpr):
             size += len(o.terms)
             for m in o.terms:
                 for b, _ in m:
-                    size += _TREE_SIZE[b]
-        if len(_TREE_SIZE) > 100_000:
-            _TREE_SIZE.clear()
-        _TREE_SIZE[x] = min(size, cap)
-        stack.pop()
-    return _TREE_SIZE.get(a, cap)
+                    size += b._size
+    return min(size, TEXT_LIMIT)
 
 
 def to_text(p: Poly, scope: Any) -> str:

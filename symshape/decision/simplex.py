@@ -230,8 +230,12 @@ class Simplex:
             target = lo[bad] if below else hi[bad]
             assert target is not None
             self.budget.pivots += 1
-            self.budget.spend(2 + len(self.rows) // 8
-                              + len(self.col[enter]) * (2 + len(rows[bad][1])))
+            # Work grows with the size of the numbers, not only their count:
+            # charge rows of huge coefficients (they can have thousands of
+            # digits) per 64 bits, so the budget also bounds big arithmetic.
+            bits = (den * max(abs(c) for c in row.values())).bit_length()
+            self.budget.spend((2 + len(self.rows) // 8
+                               + len(self.col[enter]) * (2 + len(row))) * (1 + bits // 64))
             touched = self._pivot(bad, enter)
             self.val[bad] = target
             val = self.val

@@ -10,17 +10,7 @@ from collections.abc import Callable
 
 def time_per_call(fn: Callable[[], object], *, min_time: float = 0.2, repeat: int = 5) -> float:
     """Median seconds per call of ``fn`` over ``repeat`` batches of >= ``min_time`` each."""
-    fn()  # warm up (imports, lazy grammar, first-time caches)
-    n = 1
-    while True:
-        t0 = time.perf_counter()
-        for _ in range(n):
-            fn()
-        dt = time.perf_counter() - t0
-        if dt >= min_time / 4:
-            break
-        n *= 2
-    per_batch = max(1, int(n * (min_time / max(dt, 1e-9))))
+    per_batch = _calibrate(fn, min_time)
     samples = []
     for _ in range(repeat):
         t0 = time.perf_counter()

@@ -13,8 +13,9 @@ smaller basis means fewer ways to write one value, so more equal values get
 identical canonical forms.
 
 Representation: ``_terms`` maps a *monomial* to its non-zero coefficient.  A
-monomial is a tuple of ``(atom, exponent)`` pairs sorted by the atoms' sort
-keys; the constant monomial is ``()``.  A value that is constant is always a
+monomial is an interned :class:`Mono`, a tuple of ``(atom, exponent)`` pairs
+sorted by the atoms' sort keys; the constant monomial is the empty one,
+``_ONE``.  A value that is constant is always a
 plain Python ``int``, never a ``DimExpr``.  Equality is equality of the term
 maps (and scope), so it is cheap, never raises and agrees with ``hash``.
 """
@@ -50,10 +51,12 @@ class Atom:
     # use by sort_key (it sorts the operands, and many atoms never need it).
     # _digest and _size: memos of symshape.decision.poly, kept on the atom so
     # that they die with its scope (a global table would keep scopes alive).
-    __slots__ = ("_key", "_digest", "_size", "__weakref__")
+    # _m1: the atom's degree-1 monomial (see atom_mono).
+    __slots__ = ("_key", "_digest", "_size", "_m1", "__weakref__")
     _key: tuple[Any, ...]
     _digest: int
     _size: int
+    _m1: Mono
 
     @property
     def sort_key(self) -> tuple[Any, ...]:
@@ -104,7 +107,7 @@ class Var(Atom):
 class FloorDiv(Atom):
     """``floordiv(num, den)`` with ``den`` >= 1 (constant or proved)."""
 
-    __slots__ = ("num", "den", "_mkeys")
+    __slots__ = ("num", "den", "_mkeys", "_monos")
 
     def __init__(self, num: DimExpr | int, den: DimExpr | int) -> None:
         self.num = num
@@ -127,7 +130,7 @@ class FloorDiv(Atom):
 class Max0(Atom):
     """``max(arg, 0)``; ``arg`` has a positive leading coefficient and content 1."""
 
-    __slots__ = ("arg", "_mkeys")
+    __slots__ = ("arg", "_mkeys", "_monos")
 
     def __init__(self, arg: DimExpr) -> None:
         self.arg = arg
@@ -248,11 +251,62 @@ def make_max0_atom(arg: DimExpr, scope: SymbolicScope) -> Max0:
     return a
 
 
-Mono = tuple[tuple[Atom, int], ...]
+class Mono(tuple[tuple[Atom, int], ...]):
+    """A monomial: ``(atom, exponent)`` pairs in atom-key order, interned.
+
+    There is one object per monomial value, so hashing and equality are by
+    identity, in C.  Every term map is keyed by monomials, and hashing a
+    nested tuple again on each dictionary operation was the largest single
+    cost of arithmetic.  Never build one directly: use :func:`mono_of`,
+    :func:`atom_mono`, :func:`mono_mul` or :func:`mono_div` (a plain tuple
+    would silently miss in every term map; mypy flags one where a ``Mono`` is
+    expected).
+    """
+
+    __slots__ = ()
+    __hash__ = object.__hash__
+    __eq__ = object.__eq__
+    __ne__ = object.__ne__
+
+
+# Interned monomials of variables only.  A monomial with a floordiv or max
+# atom is interned in that atom (``_monos``), so it dies with its scope.
+# Variables themselves are interned for the life of the process (_VARS), and
+# so are their monomials: an interned value can never be dropped while an
+# expression may still hold it.
+_VAR_MONOS: dict[tuple[tuple[Atom, int], ...], Mono] = {}
+
+
+def mono_of(pairs: tuple[tuple[Atom, int], ...]) -> Mono:
+    """The interned monomial of ``(atom, exponent)`` pairs already in atom-key order."""
+    key = pairs if type(pairs) is tuple else tuple(pairs)  # a Mono hashes by identity
+    table = _VAR_MONOS
+    for a, _ in key:
+        if type(a) is not Var:
+            try:
+                table = a._monos  # type: ignore[attr-defined]
+            except AttributeError:  # the atom's first monomial
+                table = a._monos = {}  # type: ignore[attr-defined]
+            break
+    m = table.get(key)
+    if m is None:
+        m = table.setdefault(key, Mono(key))  # setdefault: one winner across threads
+    return m
+
+
+def atom_mono(a: Atom) -> Mono:
+    """The degree-1 monomial of an atom."""
+    try:
+        return a._m1
+    except AttributeError:
+        m = a._m1 = mono_of(((a, 1),))
+        return m
+
+
 Terms = dict[Mono, int]
 DimLike = Union["DimExpr", int]
 
-_ONE: Mono = ()
+_ONE: Mono = mono_of(())
 
 
 def _expr_key(e: DimExpr | int) -> tuple[Any, ...]:
@@ -288,7 +342,16 @@ class _MonoKeys(dict[Any, tuple[Any, ...]]):
 
 
 def _compute_mono_key(m: Mono) -> tuple[Any, ...]:
-    return (-sum(e for _, e in m), tuple((a.sort_key, -e) for a, e in m))
+    # One flat tuple: (-degree, atom key fields..., -exponent, ...).  Each atom
+    # key's length is fixed by its leading tag, so flattening is injective and
+    # the order is the lexicographic one over (atom, exponent) pairs; flat
+    # tuples compare several times faster than nested ones, and comparing
+    # leading monomials is the core of every addition.
+    key: list[Any] = [-sum(e for _, e in m)]
+    for a, e in m:
+        key.extend(a.sort_key)
+        key.append(-e)
+    return tuple(key)
 
 
 _MONO_KEYS = _MonoKeys()
@@ -311,12 +374,12 @@ def mono_mul(m1: Mono, m2: Mono) -> Mono:
         (a1, k1), = m1
         (a2, k2), = m2
         if a1 is a2:
-            return ((a1, k1 + k2),)
+            return mono_of(((a1, k1 + k2),))
         try:  # the slots directly (hot); sort_key fills keys not computed yet
             lt = a1._key < a2._key
         except AttributeError:
             lt = a1.sort_key < a2.sort_key
-        return (m1[0], m2[0]) if lt else (m2[0], m1[0])
+        return mono_of((m1[0], m2[0]) if lt else (m2[0], m1[0]))
     acc: dict[Atom, int] = dict(m1)
     for a, k in m2:
         acc[a] = acc.get(a, 0) + k
@@ -326,9 +389,9 @@ def mono_mul(m1: Mono, m2: Mono) -> Mono:
 def _sorted_mono(acc: dict[Atom, int]) -> Mono:
     """The monomial of the ``atom -> exponent`` map, atoms in key order."""
     try:  # the slots directly (hot); sort_key fills keys not computed yet
-        return tuple(sorted(acc.items(), key=lambda p: p[0]._key))
+        return mono_of(tuple(sorted(acc.items(), key=lambda p: p[0]._key)))
     except AttributeError:
-        return tuple(sorted(acc.items(), key=lambda p: p[0].sort_key))
+        return mono_of(tuple(sorted(acc.items(), key=lambda p: p[0].sort_key)))
 
 
 def mono_div(m: Mono, d: Mono) -> Mono | None:
@@ -367,7 +430,7 @@ class DimExpr:
     _terms: Terms
     _scope: SymbolicScope
     _hash: int
-    _lead: Mono | None
+    _lead: tuple[tuple[Any, ...], Mono] | None
     _sorted: tuple[tuple[Mono, int], ...]
     _key: tuple[Any, ...]
 
@@ -376,18 +439,21 @@ class DimExpr:
         self._terms = terms
         self._scope = scope
         self._hash = -1  # computed on first use (hash() never returns -1)
-        # The leading monomial: None until computed (or inherited from the
-        # operands by the arithmetic fast paths, see _sum_lead).
-        self._lead = next(iter(terms)) if len(terms) == 1 else None
+        # The leading monomial with its sort key, (mono_key(m), m): None until
+        # computed (or inherited from the operands by the arithmetic fast
+        # paths, see _sum_lead).
+        self._lead = None
         # _sorted and _key are computed on first use (unset slots until then).
 
     # -- construction helpers ------------------------------------------------
     @staticmethod
-    def make(terms: Terms, scope: SymbolicScope, lead: Mono | None = None) -> DimExpr | int:
+    def make(terms: Terms, scope: SymbolicScope,
+             lead: tuple[tuple[Any, ...], Mono] | None = None) -> DimExpr | int:
         """Wrap a term map (zero coefficients already dropped), applying scope rules.
 
-        ``lead`` is the leading monomial of ``terms`` when the caller knows it
-        (None: computed on first use); rules that rewrite the terms drop it.
+        ``lead`` is ``(mono_key(m), m)`` for the leading monomial ``m`` of
+        ``terms`` when the caller knows it (None: computed on first use); rules
+        that rewrite the terms drop it.
         """
         if scope._term_rules and terms:
             rewritten = scope._apply_term_rules(terms)
@@ -440,9 +506,12 @@ class DimExpr:
     def leading_term(self) -> tuple[Mono, int]:
         """The leading ``(monomial, coefficient)``: highest degree, then lex."""
         terms = self._terms
-        m = self._lead
-        if m is None:
-            m = self._lead = min(terms, key=mono_key)
+        lead = self._lead
+        if lead is None:
+            m = min(terms, key=mono_key)
+            self._lead = (mono_key(m), m)
+            return m, terms[m]
+        m = lead[1]
         return m, terms[m]
 
     @property
@@ -535,7 +604,7 @@ class DimExpr:
             e._terms = out
             e._scope = scope
             e._hash = -1
-            e._lead = _sum_lead(self._lead, other._lead, out)
+            e._lead = _sum_lead(self, other, out)
             return e
         if type(other) is int:
             out = self._terms.copy()
@@ -564,7 +633,7 @@ class DimExpr:
                     out[m] = c
                 else:
                     del out[m]
-            return _wrap(out, self._scope, _sum_lead(self._lead, other._lead, out))
+            return _wrap(out, self._scope, _sum_lead(self, other, out))
         if type(other) is int:
             out = self._terms.copy()
             if other:
@@ -756,21 +825,45 @@ def _neg_terms(t: Terms) -> Terms:
 _wrap = DimExpr.make  # the name the arithmetic's fast paths use
 
 
-def _sum_lead(l1: Mono | None, l2: Mono | None, out: Terms) -> Mono | None:
-    """Leading monomial of ``out = x +- y`` from those of ``x`` and ``y``, when
-    they settle it (else None).  The smaller key cannot occur in the other
-    operand, so it survives and leads; equal leads lead unless they cancel."""
-    if l1 is None or l2 is None:
+_Lead = tuple[tuple[Any, ...], Mono]
+
+
+def _single_lead(e: DimExpr) -> _Lead | None:
+    """The leading ``(key, monomial)`` of ``e`` if it is one term of variables.
+
+    Only then is the key cheap: a floordiv or max atom would need its sort
+    key computed, a walk over its operands that most expressions never need.
+    """
+    if len(e._terms) != 1:
         return None
-    if l1 is l2:
-        return l1 if l1 in out else None
-    k1 = mono_key(l1)
-    k2 = mono_key(l2)
-    if k1 < k2:
-        return l1
-    if k2 < k1:
-        return l2
-    return None  # equal monomials that are distinct tuples: left to min()
+    m = next(iter(e._terms))
+    for a, _ in m:
+        if type(a) is not Var:
+            return None
+    lead = e._lead = (mono_key(m), m)
+    return lead
+
+
+def _sum_lead(x: DimExpr, y: DimExpr, out: Terms) -> _Lead | None:
+    """Leading ``(key, monomial)`` of ``out = x +- y`` from those of ``x`` and
+    ``y``, when they settle it (else None).  The smaller key cannot occur in
+    the other operand, so it survives and leads; equal leads lead unless they
+    cancel."""
+    l1 = x._lead
+    if l1 is None:
+        l1 = _single_lead(x)
+        if l1 is None:
+            return None
+    l2 = y._lead
+    if l2 is None:
+        l2 = _single_lead(y)
+        if l2 is None:
+            return None
+    k1 = l1[0]
+    k2 = l2[0]
+    if k1 is k2 or k1 == k2:
+        return l1 if l1[1] in out else None
+    return l1 if k1 < k2 else l2
 
 
 def _add(terms: Terms, other: DimExpr | int, sign: int, scope: SymbolicScope) -> DimExpr | int:
@@ -961,7 +1054,7 @@ def _floordiv_const_atom(terms: Terms, k: int, scope: SymbolicScope) -> DimExpr 
         return 0
     if math.isfinite(lb) and math.isfinite(ub) and lb // k == ub // k:
         return int(lb // k)
-    return DimExpr.make({((make_floordiv_atom(num, k, scope), 1),): 1}, scope)
+    return DimExpr.make({atom_mono(make_floordiv_atom(num, k, scope)): 1}, scope)
 
 
 def _floordiv_sym(x: DimExpr | int, y: DimExpr, scope: SymbolicScope) -> DimExpr | int:
@@ -997,7 +1090,7 @@ def _floordiv_sym_atom(num: DimExpr | int, den: DimExpr, scope: SymbolicScope) -
     dlb, _ = scope._interval(den)
     if nlb >= 0 and nub < dlb:
         return 0
-    return DimExpr.make({((make_floordiv_atom(num, den, scope), 1),): 1}, scope)
+    return DimExpr.make({atom_mono(make_floordiv_atom(num, den, scope)): 1}, scope)
 
 
 def poly_divmod(x: DimExpr | int, y: DimExpr,
@@ -1081,8 +1174,8 @@ def _max0(d: DimExpr, scope: SymbolicScope) -> DimExpr | int:
             break
     if g > 1:
         inner = DimExpr({m: c // g for m, c in d._terms.items()}, scope)
-        return DimExpr.make({((make_max0_atom(inner, scope), 1),): g}, scope)
-    return DimExpr.make({((make_max0_atom(d, scope), 1),): 1}, scope)
+        return DimExpr.make({atom_mono(make_max0_atom(inner, scope)): g}, scope)
+    return DimExpr.make({atom_mono(make_max0_atom(d, scope)): 1}, scope)
 
 
 def min_expr(x: DimLike, y: DimLike) -> DimExpr | int:
@@ -1172,8 +1265,8 @@ def linear_combination(parts: Iterable[tuple[DimExpr | int, int]],
 
 
 __all__ = [
-    "Atom", "DimExpr", "FloorDiv", "Max0", "Mono", "Terms", "Var", "floordiv", "is_symbolic_dim",
-    "make_floordiv_atom", "make_max0_atom", "make_var",
-    "linear_combination", "map_atoms", "max_expr", "min_expr", "mod", "mono_degree", "mono_key",
-    "mono_mul", "poly_divmod", "substitute",
+    "Atom", "DimExpr", "FloorDiv", "Max0", "Mono", "Terms", "Var", "atom_mono", "floordiv",
+    "is_symbolic_dim", "linear_combination", "make_floordiv_atom", "make_max0_atom", "make_var",
+    "map_atoms", "max_expr", "min_expr", "mod", "mono_degree", "mono_key", "mono_mul", "mono_of",
+    "poly_divmod", "substitute",
 ]

@@ -9,7 +9,18 @@ to an equal expression in the same scope.
 
 from __future__ import annotations
 
-from symshape.expr import _ONE, DimExpr, FloorDiv, Max0, Mono, Terms, mono_key, mono_mul
+from symshape.expr import (
+    _ONE,
+    DimExpr,
+    FloorDiv,
+    Max0,
+    Mono,
+    Terms,
+    atom_mono,
+    mono_key,
+    mono_mul,
+    mono_of,
+)
 
 
 def _text(e: DimExpr | int) -> str:
@@ -50,13 +61,13 @@ def _symbolic_mod(m: Mono, c: int, remaining: Terms) -> tuple[int, str] | None:
         if type(a) is not FloorDiv or k != 1 or isinstance(a.den, int):
             continue
         rest = tuple(p for p in m if p[0] is not a)
-        den_c = a.den.terms.get(rest)
+        den_c = a.den.terms.get(mono_of(rest))
         if not den_c or c % den_c:
             continue
         t = -c // den_c
         prod: Terms = {}
         for dm, dc in a.den.terms.items():
-            pm = mono_mul(dm, ((a, 1),))
+            pm = mono_mul(dm, atom_mono(a))
             prod[pm] = prod.get(pm, 0) - dc
         num_terms: Terms = {_ONE: a.num} if isinstance(a.num, int) else dict(a.num.terms)
         if any(pm in num_terms for pm in prod):

@@ -30,6 +30,7 @@ from symshape.expr import (
     Terms,
     Var,
     _as_int,
+    atom_mono,
     fold_atoms,
     make_var,
     mono_key,
@@ -189,7 +190,7 @@ class SymbolicScope:
         if v is None:
             v = self._var_rules.get(name)
             if v is None:
-                v = DimExpr({((make_var(name), 1),): 1}, self)
+                v = DimExpr({atom_mono(make_var(name)): 1}, self)
             self._vars[name] = v
         return v
 

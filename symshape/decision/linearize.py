@@ -35,7 +35,7 @@ from symshape.decision.certificate import (
     make_product,
 )
 from symshape.decision.poly import Poly
-from symshape.expr import Atom, DimExpr, FloorDiv, Max0, Mono, Var, mono_div
+from symshape.expr import Atom, DimExpr, FloorDiv, Max0, Mono, Var, atom_mono, mono_div
 
 # (target polynomial, level) -> a lemma fact ``target >= 0`` or None
 LemmaProver = Callable[[Poly, int], "Fact | None"]
@@ -388,7 +388,7 @@ class Linearizer:
                     continue
                 seen.add(m)
                 for x, _ in m:
-                    rest = mono_div(m, ((x, 1),))
+                    rest = mono_div(m, atom_mono(x))
                     if not rest:
                         continue
                     low = None

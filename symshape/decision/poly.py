@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from symshape.expr import _ONE, Atom, AttrMemo, DimExpr, Mono, Var, fold_atoms, mono_mul
+from symshape.expr import _ONE, Atom, AttrMemo, DimExpr, Mono, Var, atom_mono, fold_atoms, mono_mul
 
 Poly = dict[Mono, int]
 
@@ -36,11 +36,6 @@ def const(c: int) -> Poly:
 def mono(m: Mono, c: int = 1) -> Poly:
     """``c * m``."""
     return {m: c} if c else {}
-
-
-def atom_mono(a: Atom) -> Mono:
-    """The degree-1 monomial of an atom."""
-    return ((a, 1),)
 
 
 def add(p: Poly, q: Poly, k: int = 1) -> Poly:

@@ -35,7 +35,7 @@ from symshape.decision.certificate import (
 )
 from symshape.decision.poly import Poly
 from symshape.decision.simplex import Budget, BudgetExceeded, Conflict, Simplex
-from symshape.expr import Max0, Mono, Var, mono_div
+from symshape.expr import Max0, Mono, Var, atom_mono, mono_div
 
 
 class Refuted:
@@ -135,8 +135,8 @@ class Search:
             if len(m) > 1 or m[0][1] > 1:
                 splits = []
                 for x, _ in m:
-                    rest = mono_div(m, ((x, 1),))
-                    xj = self.col_of.get(((x, 1),))
+                    rest = mono_div(m, atom_mono(x))
+                    xj = self.col_of.get(atom_mono(x))
                     rj = self.col_of.get(rest) if rest else None
                     if xj is not None and rj is not None:
                         splits.append((xj, rj))

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from symshape.errors import UnsatisfiableConstraintsError, UnsolvableSpecsError
-from symshape.expr import Atom, DimExpr, Mono, Var, substitute
+from symshape.expr import Atom, DimExpr, Mono, Var, mono_of, substitute
 from symshape.scope import SymbolicScope
 from symshape.shapecheck.builder import Piece, ProgramBuilder
 from symshape.shapecheck.program import Program
@@ -256,7 +256,7 @@ class Solver:
             if not upart:
                 known_terms[mono] = c
                 continue
-            factor = DimExpr.make({tuple(kpart): c}, scope)
+            factor = DimExpr.make({mono_of(tuple(kpart)): c}, scope)
             key = tuple(upart)
             coeffs[key] = coeffs.get(key, 0) + factor
         known = DimExpr.make(known_terms, scope) if known_terms else 0

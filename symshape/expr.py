@@ -47,25 +47,41 @@ class Atom:
     :func:`make_max0_atom`.
     """
 
-    # _key: set by Var.__init__; for floordivs and maxes, computed on first
-    # use by sort_key (it sorts the operands, and many atoms never need it).
+    # _key: set by Var.__init__; for floordivs and maxes, None until sort_key
+    # computes it (it sorts the operands, and many atoms never need it).
     # _digest and _size: memos of symshape.decision.poly, kept on the atom so
     # that they die with its scope (a global table would keep scopes alive).
-    # _m1: the atom's degree-1 monomial (see atom_mono).
-    __slots__ = ("_key", "_digest", "_size", "_m1", "__weakref__")
-    _key: tuple[Any, ...]
+    # _m1: the atom's degree-1 monomial (see atom_mono); _monos and _mkeys:
+    # the monomials interned in this atom and their sort keys (see mono_of
+    # and _MonoKeys); None until first needed.  The constructors set the
+    # lazily filled slots to None: a missing slot costs an exception to test.
+    __slots__ = ("_key", "_digest", "_size", "_m1", "_monos", "_mkeys", "__weakref__")
+    _key: tuple[Any, ...] | None
     _digest: int
     _size: int
-    _m1: Mono
+    _m1: Mono | None
+    _monos: dict[tuple[tuple[Atom, int], ...], Mono] | None
+    _mkeys: dict[Mono, tuple[Any, ...]] | None
+
+    def _init_slots(self, key: tuple[Any, ...] | None) -> None:
+        self._key = key
+        self._m1 = None
+        self._monos = None
+        self._mkeys = None
 
     @property
     def sort_key(self) -> tuple[Any, ...]:
         """A total order on atoms: variables by name, then floordivs, then maxes."""
-        try:
-            return self._key
-        except AttributeError:
-            _fill_atom_keys(self)
-            return self._key
+        k = self._key
+        if k is None:
+            for b in atom_children(self):
+                if b._key is None:  # a nested atom without its key: fill bottom-up
+                    _fill_atom_keys(self)
+                    k = self._key
+                    assert k is not None
+                    return k
+            k = self._key = self._make_key()
+        return k
 
     def _make_key(self) -> tuple[Any, ...]:
         raise NotImplementedError
@@ -90,7 +106,7 @@ class Var(Atom):
 
     def __init__(self, name: str) -> None:
         self.name = name
-        self._key = (0, name)
+        self._init_slots((0, name))
 
     def __repr__(self) -> str:
         return self.name
@@ -107,11 +123,12 @@ class Var(Atom):
 class FloorDiv(Atom):
     """``floordiv(num, den)`` with ``den`` >= 1 (constant or proved)."""
 
-    __slots__ = ("num", "den", "_mkeys", "_monos")
+    __slots__ = ("num", "den")
 
     def __init__(self, num: DimExpr | int, den: DimExpr | int) -> None:
         self.num = num
         self.den = den
+        self._init_slots(None)
 
     def _make_key(self) -> tuple[Any, ...]:
         return (1, _expr_key(self.num), _expr_key(self.den))
@@ -130,10 +147,11 @@ class FloorDiv(Atom):
 class Max0(Atom):
     """``max(arg, 0)``; ``arg`` has a positive leading coefficient and content 1."""
 
-    __slots__ = ("arg", "_mkeys", "_monos")
+    __slots__ = ("arg",)
 
     def __init__(self, arg: DimExpr) -> None:
         self.arg = arg
+        self._init_slots(None)
 
     def _make_key(self) -> tuple[Any, ...]:
         return (2, _expr_key(self.arg))
@@ -167,7 +185,13 @@ def fold_atoms(root: Atom, memo: MutableMapping[Atom, V], compute: Callable[[Ato
     atoms of ``x``'s operands.  Iterative: a deep nest cannot hit the recursion
     limit; shared sub-expressions are computed once.
     """
-    stack = [root]
+    if root in memo:
+        return memo[root]
+    missing = [b for b in children(root) if b not in memo]
+    if not missing:  # the common shallow case, without the stack
+        v = memo[root] = compute(root)
+        return v
+    stack = [root, *missing]
     while stack:
         x = stack[-1]
         if x in memo:
@@ -190,14 +214,15 @@ class AttrMemo(MutableMapping[Atom, Any]):
     def __init__(self, name: str) -> None:
         self.name = name
 
+    # An unset slot and None both mean "not computed" (no memo stores None).
     def __contains__(self, a: object) -> bool:
-        return hasattr(a, self.name)
+        return getattr(a, self.name, None) is not None
 
     def __getitem__(self, a: Atom) -> Any:
-        try:
-            return getattr(a, self.name)
-        except AttributeError:
-            raise KeyError(a) from None
+        v = getattr(a, self.name, None)
+        if v is None:
+            raise KeyError(a)
+        return v
 
     def __setitem__(self, a: Atom, value: Any) -> None:
         setattr(a, self.name, value)
@@ -283,10 +308,10 @@ def mono_of(pairs: tuple[tuple[Atom, int], ...]) -> Mono:
     table = _VAR_MONOS
     for a, _ in key:
         if type(a) is not Var:
-            try:
-                table = a._monos  # type: ignore[attr-defined]
-            except AttributeError:  # the atom's first monomial
-                table = a._monos = {}  # type: ignore[attr-defined]
+            t = a._monos
+            if t is None:  # the atom's first monomial
+                t = a._monos = {}
+            table = t
             break
     m = table.get(key)
     if m is None:
@@ -296,11 +321,10 @@ def mono_of(pairs: tuple[tuple[Atom, int], ...]) -> Mono:
 
 def atom_mono(a: Atom) -> Mono:
     """The degree-1 monomial of an atom."""
-    try:
-        return a._m1
-    except AttributeError:
+    m = a._m1
+    if m is None:
         m = a._m1 = mono_of(((a, 1),))
-        return m
+    return m
 
 
 Terms = dict[Mono, int]
@@ -327,10 +351,9 @@ class _MonoKeys(dict[Any, tuple[Any, ...]]):
     def __missing__(self, m: Mono) -> tuple[Any, ...]:
         for a, _ in m:
             if type(a) is not Var:
-                try:
-                    mk = a._mkeys  # type: ignore[attr-defined]
-                except AttributeError:  # the atom's first monomial
-                    mk = a._mkeys = {}  # type: ignore[attr-defined]
+                mk = a._mkeys
+                if mk is None:  # the atom's first monomial
+                    mk = a._mkeys = {}
                 k = mk.get(m)
                 if k is None:
                     k = mk[m] = _compute_mono_key(m)
@@ -375,10 +398,12 @@ def mono_mul(m1: Mono, m2: Mono) -> Mono:
         (a2, k2), = m2
         if a1 is a2:
             return mono_of(((a1, k1 + k2),))
-        try:  # the slots directly (hot); sort_key fills keys not computed yet
-            lt = a1._key < a2._key
-        except AttributeError:
-            lt = a1.sort_key < a2.sort_key
+        key1 = a1._key  # the slots directly (hot); sort_key fills missing keys
+        key2 = a2._key
+        if key1 is None or key2 is None:
+            key1 = a1.sort_key
+            key2 = a2.sort_key
+        lt = key1 < key2
         return mono_of((m1[0], m2[0]) if lt else (m2[0], m1[0]))
     acc: dict[Atom, int] = dict(m1)
     for a, k in m2:
@@ -388,10 +413,14 @@ def mono_mul(m1: Mono, m2: Mono) -> Mono:
 
 def _sorted_mono(acc: dict[Atom, int]) -> Mono:
     """The monomial of the ``atom -> exponent`` map, atoms in key order."""
-    try:  # the slots directly (hot); sort_key fills keys not computed yet
-        return mono_of(tuple(sorted(acc.items(), key=lambda p: p[0]._key)))
-    except AttributeError:
-        return mono_of(tuple(sorted(acc.items(), key=lambda p: p[0].sort_key)))
+    for a in acc:
+        if a._key is None:
+            _fill_atom_keys(a)
+    return mono_of(tuple(sorted(acc.items(), key=_pair_key)))
+
+
+def _pair_key(p: tuple[Atom, int]) -> tuple[Any, ...]:
+    return p[0]._key  # type: ignore[return-value]  # filled by the caller
 
 
 def mono_div(m: Mono, d: Mono) -> Mono | None:
@@ -484,23 +513,22 @@ class DimExpr:
 
     def sorted_terms(self) -> tuple[tuple[Mono, int], ...]:
         """Terms in canonical order: leading (highest degree, then lex) first."""
-        try:
-            return self._sorted
-        except AttributeError:
+        # getattr with a default: new expressions miss, and a raise costs more.
+        st: tuple[tuple[Mono, int], ...] | None = getattr(self, "_sorted", None)
+        if st is None:
             items = self._terms.items()
             # One term needs no sort keys (sorted() would still compute them).
             st = self._sorted = tuple(items) if len(items) == 1 else \
                 tuple(sorted(items, key=lambda t: mono_key(t[0])))
-            return st
+        return st
 
     @property
     def sort_key(self) -> tuple[Any, ...]:
         """A key giving a total order on expressions (used to order atoms)."""
-        try:
-            return self._key
-        except AttributeError:
+        k: tuple[Any, ...] | None = getattr(self, "_key", None)  # as in sorted_terms
+        if k is None:
             k = self._key = (1,) + tuple((mono_key(m), c) for m, c in self.sorted_terms())
-            return k
+        return k
 
     @property
     def leading_term(self) -> tuple[Mono, int]:
@@ -805,6 +833,31 @@ class DimExpr:
                         "pickle str(e) and the scope's constraints instead")
 
 
+class LazyText:
+    """Text built on first use: the ``str`` of each part, joined.
+
+    Reasons recorded while expressions are built (a divisor is >= 1) are
+    shown only if a proof or an error message mentions them; printing the
+    expression eagerly was a sizeable part of building a ``mod``.
+    """
+
+    __slots__ = ("_parts", "_text")
+
+    def __init__(self, *parts: object) -> None:
+        self._parts: tuple[object, ...] = parts
+        self._text: str | None = None
+
+    def __str__(self) -> str:
+        t = self._text
+        if t is None:
+            t = self._text = "".join(str(p) for p in self._parts)
+            self._parts = ()
+        return t
+
+    def __repr__(self) -> str:
+        return repr(str(self))
+
+
 def _as_int(x: Any) -> int | None:
     """Convert ints, numpy integer scalars and 0-d integer arrays; else ``None``."""
     if type(x) is int:
@@ -1064,7 +1117,7 @@ def _floordiv_sym(x: DimExpr | int, y: DimExpr, scope: SymbolicScope) -> DimExpr
         # A divisor that is >= 0 but may be 0 (JAX accepts `mod(b, floordiv(a, 2))`):
         # the expression only has a value where the divisor is >= 1, so the scope
         # records that as a domain condition, as a spec's `b` implies `b >= 1`.
-        scope._add_domain_condition(y - 1, f"divisor '{y}' of floordiv/mod is >= 1")
+        scope._add_domain_condition(y - 1, LazyText("divisor '", y, "' of floordiv/mod is >= 1"))
         sign = 1
     if sign == 0:
         lb, ub = scope._interval(y)
@@ -1265,8 +1318,8 @@ def linear_combination(parts: Iterable[tuple[DimExpr | int, int]],
 
 
 __all__ = [
-    "Atom", "DimExpr", "FloorDiv", "Max0", "Mono", "Terms", "Var", "atom_mono", "floordiv",
-    "is_symbolic_dim", "linear_combination", "make_floordiv_atom", "make_max0_atom", "make_var",
-    "map_atoms", "max_expr", "min_expr", "mod", "mono_degree", "mono_key", "mono_mul", "mono_of",
-    "poly_divmod", "substitute",
+    "Atom", "DimExpr", "FloorDiv", "LazyText", "Max0", "Mono", "Terms", "Var", "atom_mono",
+    "floordiv", "is_symbolic_dim", "linear_combination", "make_floordiv_atom", "make_max0_atom",
+    "make_var", "map_atoms", "max_expr", "min_expr", "mod", "mono_degree", "mono_key", "mono_mul",
+    "mono_of", "poly_divmod", "substitute",
 ]

@@ -13,6 +13,7 @@ import sys
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from symshape.errors import (
@@ -23,13 +24,16 @@ from symshape.errors import (
 )
 from symshape.expr import (
     _ONE,
+    Atom,
     DimExpr,
     FloorDiv,
+    LazyText,
     Max0,
     Mono,
     Terms,
     Var,
     _as_int,
+    atom_children,
     atom_mono,
     fold_atoms,
     make_var,
@@ -125,7 +129,9 @@ class SymbolicScope:
         self._constraints: list[Constraint] = []
         # Facts ``e >= 0`` that hold besides the explicit constraints, e.g. the
         # ``>= 1`` of a variable that an equality rewrote away.
-        self._implicit: list[tuple[DimExpr | int, str]] = []
+        # Facts e >= 0 implied by how expressions were built, with the reason
+        # (a LazyText, formatted only when a proof or message shows it).
+        self._implicit: list[tuple[DimExpr | int, str | LazyText]] = []
         self._var_rules: dict[str, DimExpr | int] = {}
         # ``k*m == e``: a term ``c*m`` with ``k | c`` is rewritten to ``(c//k)*e``.
         self._term_rules: dict[Mono, tuple[int, DimExpr | int]] = {}
@@ -304,7 +310,7 @@ class SymbolicScope:
             if self._decider_obj is not None:
                 self._decider_obj.clear_answers()
 
-    def _add_domain_condition(self, fact: DimExpr | int, reason: str) -> None:
+    def _add_domain_condition(self, fact: DimExpr | int, reason: str | LazyText) -> None:
         """Record a fact ``fact >= 0`` that every expression of the scope relies on
         to be defined (a symbolic divisor being >= 1)."""
         with self._lock:
@@ -317,10 +323,10 @@ class SymbolicScope:
             self._decider_obj = None  # decisions may use the new fact
 
     # -- bounds -----------------------------------------------------------------
-    def _facts(self) -> list[tuple[DimExpr | int, str]]:
+    def _facts(self) -> list[tuple[DimExpr | int, str | LazyText]]:
         """All known facts ``e >= 0`` (explicit constraints, both directions of
         equalities, and implicit facts)."""
-        out: list[tuple[DimExpr | int, str]] = []
+        out: list[tuple[DimExpr | int, str | LazyText]] = []
         for c in self._constraints:
             out.append((c.diff, c.text))
             if c.op == "==":
@@ -757,37 +763,42 @@ _CMP_CACHE_MAX = 100_000
 def _value_at_ones(e: DimExpr | int, memo: dict[Any, int | None]) -> int | None:
     """Value of ``e`` with every variable 1 (None where a divisor is 0 there);
     ``memo`` caches the atoms."""
-    if isinstance(e, int):
+    if type(e) is int:
         return e
-
-    def compute(a: Any) -> int | None:
-        if type(a) is Var:
-            return 1
-        vals = [_value_of_terms(o, memo) for o in a.operands]
-        if None in vals:
-            return None
-        if type(a) is FloorDiv:
-            return None if vals[1] == 0 else vals[0] // vals[1]  # type: ignore[operator]
-        return max(vals[0], 0)  # type: ignore[type-var]
-    for m in e._terms:
-        for a, _ in m:
-            fold_atoms(a, memo, compute)
-    return _value_of_terms(e, memo)
-
-
-def _value_of_terms(e: DimExpr | int, memo: dict[Any, int | None]) -> int | None:
-    if isinstance(e, int):
-        return e
+    assert isinstance(e, DimExpr)
     total = 0
     for m, c in e._terms.items():
         p = c
         for a, k in m:
-            v = memo[a]
+            if type(a) is Var:
+                continue  # 1**k
+            v = memo.get(a, _UNSET)
+            if v is _UNSET:
+                v = fold_atoms(a, memo, partial(_atom_at_ones, memo), _compound_children)
             if v is None:
                 return None
             p *= v ** k
         total += p
     return total
+
+
+_UNSET: Any = object()
+
+
+def _compound_children(a: Atom) -> list[Atom]:
+    """The floordiv and max atoms of ``a``'s operands (variables need no memo here)."""
+    return [b for b in atom_children(a) if type(b) is not Var]
+
+
+def _atom_at_ones(memo: dict[Any, int | None], a: Atom) -> int | None:
+    """Value of a floordiv or max atom with every variable 1; the atoms of its
+    operands are in ``memo``."""
+    vals = [_value_at_ones(o, memo) for o in a.operands]
+    if None in vals:
+        return None
+    if type(a) is FloorDiv:
+        return None if vals[1] == 0 else vals[0] // vals[1]  # type: ignore[operator]
+    return max(vals[0], 0)  # type: ignore[type-var]
 
 
 def _decider_class() -> Any:

@@ -363,7 +363,7 @@ class _Checker:
                 self._allow(P.scale(P.from_expr(c.diff), -1), c.text)
         self.implicit: dict[frozenset[Any], set[str]] = {}
         for e, reason in scope._implicit:
-            self.implicit.setdefault(P.hkey(P.from_expr(e)), set()).add(reason)
+            self.implicit.setdefault(P.hkey(P.from_expr(e)), set()).add(str(reason))
         self.done: set[int] = set()  # ids of verified context-free facts
         self.keep: list[Fact] = []  # keeps ids alive while checking
 

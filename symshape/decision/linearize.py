@@ -168,7 +168,7 @@ class Linearizer:
             if c.op == "==":
                 out.append(Fact(P.scale(d, -1), "constraint", note=c.text))
         for e, reason in self.scope._implicit:
-            out.append(Fact(P.from_expr(e), "implicit", note=reason))
+            out.append(Fact(P.from_expr(e), "implicit", note=str(reason)))
         return out
 
     def base(self, level: int = INF) -> tuple[list[Fact], list[Atom]]:

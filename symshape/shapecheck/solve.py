@@ -193,7 +193,7 @@ class Solver:
         for fact, reason in self.scope._implicit:
             f = substitute(fact, {})
             if isinstance(f, DimExpr):
-                self._facts.append((f, reason, frozenset(f.free_vars)))
+                self._facts.append((f, str(reason), frozenset(f.free_vars)))
             elif f < 0:
                 raise UnsatisfiableConstraintsError(f"the scope's condition {reason} is false")
         wanted: set[str] = set()

@@ -579,7 +579,33 @@ class SymbolicScope:
         d = self._decider()
         if d is None:
             return None
+        assert isinstance(e, DimExpr)  # ints are decided by their interval
+        if self._informed_lo(e, d) >= 0:
+            return True
         return d.decide_ge0(e)
+
+    def _informed_lo(self, e: DimExpr, d: Decider) -> Bound:
+        """A lower bound of ``e`` like its interval's, where a ``floordiv(N, k)``
+        whose ``N >= 0`` the decider has already proved is taken as >= 0.
+
+        Code such as ``canonicalize_slice`` proves ``stop - start >= 0`` and
+        then compares the quotient ``(stop - start) // step``; this answers
+        such comparisons without a new search.  Only decisions use it: the
+        canonical forms must not depend on which claims were decided before.
+        """
+        lo: Bound = 0
+        for m, c in e._terms.items():
+            if not m:
+                lo += c
+                continue
+            mlo, mhi = self._mono_interval(m)
+            if mlo < 0 and len(m) == 1 and m[0][1] == 1:
+                a = m[0][0]
+                if type(a) is FloorDiv and isinstance(a.den, int) and \
+                        isinstance(a.num, DimExpr) and d.proved_ge0(a.num):
+                    mlo = 0
+            lo += _imul(c, mlo) if c > 0 else _imul(c, mhi)
+        return lo
 
     def _order(self, e: DimExpr | int) -> int:
         """1 if ``e >= 0`` is proved, -1 if ``e <= 0`` is proved, else 0.
@@ -600,6 +626,10 @@ class SymbolicScope:
         if d is None:
             return 0
         assert isinstance(e, DimExpr)  # ints are decided by their interval
+        if self._informed_lo(e, d) >= 0:
+            return 1
+        if self._informed_lo(-e, d) >= 0:  # type: ignore[arg-type]
+            return -1
         v = self._at_ones(e)
         if v is not None and v != 0:
             # A valid valuation rules out one direction: ask only the other
@@ -620,7 +650,10 @@ class SymbolicScope:
         if v is not None and v < 0:
             return False  # fails at a valid valuation
         d = self._decider()
-        return d is not None and d.decide_ge0(e) is True
+        if d is None:
+            return False
+        assert isinstance(e, DimExpr)  # ints are decided by their interval
+        return self._informed_lo(e, d) >= 0 or d.decide_ge0(e) is True
 
     def _at_ones(self, e: DimExpr | int) -> int | None:
         """Value of ``e`` where every variable is 1, if that valuation satisfies

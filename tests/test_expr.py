@@ -165,11 +165,29 @@ SETTINGS = settings(max_examples=300, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow])
 
 
+def assert_interned(e: DimExpr | int) -> None:
+    """Every monomial in ``e`` and in its atoms' operands is the interned one,
+    its atoms in key order: a plain tuple would silently miss in term maps."""
+    from symshape.expr import Mono, mono_of
+    todo = [e]
+    while todo:
+        x = todo.pop()
+        if not isinstance(x, DimExpr):
+            continue
+        for m in x.terms:
+            assert type(m) is Mono and mono_of(tuple(m)) is m, (str(x), m)
+            keys = [a.sort_key for a, _ in m]
+            assert all(k1 < k2 for k1, k2 in zip(keys, keys[1:], strict=False)), (str(x), m)
+            for a, _ in m:
+                todo.extend(a.operands)
+
+
 @SETTINGS
 @given(trees(), st.lists(valuations(), min_size=3, max_size=3))
 def test_canonical_form_evaluates_like_the_tree(tree: tuple, envs: list[dict[str, int]]) -> None:
     scope = SymbolicScope()
     e = build(tree, scope)
+    assert_interned(e)
     for env in envs:
         got = e.evaluate(env) if isinstance(e, DimExpr) else e
         assert got == evaluate(tree, env), (render(tree), str(e), env)

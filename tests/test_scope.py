@@ -197,3 +197,31 @@ def test_cached_comparisons_follow_new_domain_conditions() -> None:
     assert (a * b >= a) is True
     a.scope.clear_caches()
     assert (half >= 1) is True
+
+
+def test_proved_numerators_answer_quotient_comparisons_without_a_search(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once ``N >= 0`` is proved, ``floordiv(N, k) >= 0`` needs no new search
+    (the pattern of ``canonicalize_slice``); a numerator never proved still
+    goes to the decision procedure, and the canonical forms do not change."""
+    from symshape.decision import engine
+    a, b = symbolic_shape("a, b")
+    n = symshape.min_dim(a, b) - symshape.min_dim(b, 2) + 3
+    before = str(n // 4)
+    searches = []
+    run = engine.Search.run
+    monkeypatch.setattr(engine.Search, "run", lambda self: searches.append(1) or run(self))
+    assert (n // 4 >= 0) is True  # decided by the procedure
+    assert searches
+    a.scope.clear_caches()
+    assert symshape.max_dim(0, n) == n  # proves n >= 0
+    searches.clear()
+    assert (n // 4 >= 0) is True
+    assert (0 <= n // 4) is True  # noqa: SIM300 (the reflected operator)
+    assert symshape.max_dim(n // 4, 0) == n // 4
+    assert not searches
+    assert str(n // 4) == before
+    # Unproved numerators are not trusted: mod(a, 3) - 1 can be negative.
+    m = (a % 3 - 1) // 2
+    with pytest.raises(InconclusiveDimensionOperation):
+        _ = m >= 0

@@ -523,6 +523,11 @@ class Decider:
             self._evidence[e] = out
         return r
 
+    def proved_ge0(self, e: DimExpr) -> bool:
+        """True if ``e >= 0`` was already proved (a cache lookup, no new work).
+        An answer stays sound after new implicit facts: they only add facts."""
+        return self._dcache.get(e) is True
+
     def decide_order(self, e: DimExpr) -> int:
         """1 if ``e >= 0`` is proved, -1 if ``e <= 0`` is proved, else 0 (what
         ``max``/``min`` need, in one query)."""

@@ -3,10 +3,11 @@
 The decision procedure works on its own representation instead of building
 ``DimExpr`` objects: building a ``max`` or a symbolic ``floordiv`` calls back
 into the scope's decision procedure, which would recurse.  A :data:`Poly` maps
-a monomial (see :mod:`symshape.expr`) to a non-zero ``int`` coefficient; the
-constant monomial is ``()``.  Read linearly, every non-constant monomial is a
-"column" of a linear program; read as polynomials, products of facts stay
-exact, which keeps certificates checkable.
+an interned monomial (:class:`symshape.expr.Mono`) to a non-zero ``int``
+coefficient; the constant monomial is :data:`ONE`, the empty one.  Read
+linearly, every non-constant monomial is a "column" of a linear program; read
+as polynomials, products of facts stay exact, which keeps certificates
+checkable.
 """
 
 from __future__ import annotations

@@ -288,7 +288,9 @@ class Mono(tuple[tuple[Atom, int], ...]):
     expected).
     """
 
-    __slots__ = ()
+    # No __slots__: each monomial may carry ``_products``, a memo of
+    # mono_mul.  Interned monomials are few, so the per-object dict is cheap.
+    _products: dict[Mono, Mono] | None = None
     __hash__ = object.__hash__
     __eq__ = object.__eq__
     __ne__ = object.__ne__
@@ -387,12 +389,36 @@ def mono_degree(m: Mono) -> int:
     return sum(k for _, k in m)
 
 
+_PRODUCTS_MAX = 512  # per monomial; a memo, so dropping it loses nothing
+
+
 def mono_mul(m1: Mono, m2: Mono) -> Mono:
     """Product of two monomials."""
     if not m1:
         return m2
     if not m2:
         return m1
+    # The memo lives on a factor with a floordiv or max atom when there is one,
+    # so that it dies with that atom's scope.  Atoms are in key order,
+    # variables first: the last atom tells.
+    if type(m2[-1][0]) is Var:
+        owner, other = m1, m2
+    else:
+        owner, other = m2, m1
+    memo = owner._products
+    if memo is None:
+        memo = owner._products = {}
+    else:
+        m = memo.get(other)
+        if m is not None:
+            return m
+        if len(memo) >= _PRODUCTS_MAX:
+            memo.clear()
+    m = memo[other] = _mono_mul(m1, m2)
+    return m
+
+
+def _mono_mul(m1: Mono, m2: Mono) -> Mono:
     if len(m1) == 1 and len(m2) == 1:
         (a1, k1), = m1
         (a2, k2), = m2

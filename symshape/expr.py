@@ -1204,6 +1204,13 @@ def poly_divmod(x: DimExpr | int, y: DimExpr,
     coefficients, where no term of ``r`` is divisible by ``y``'s leading term."""
     if isinstance(x, int):
         return 0, x
+    if len(y._terms) == 1:
+        # A one-term divisor divides only terms that contain its atoms: when
+        # some atom occurs nowhere in x, there is nothing to pull out.
+        (ym,) = y._terms
+        for a, _ in ym:
+            if not any(b is a for m in x._terms for b, _ in m):
+                return 0, x
     lead_m, lead_c = y.sorted_terms()[0]
     rem = dict(x._terms)
     quot: Terms = {}

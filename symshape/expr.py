@@ -74,13 +74,9 @@ class Atom:
         """A total order on atoms: variables by name, then floordivs, then maxes."""
         k = self._key
         if k is None:
-            for b in atom_children(self):
-                if b._key is None:  # a nested atom without its key: fill bottom-up
-                    _fill_atom_keys(self)
-                    k = self._key
-                    assert k is not None
-                    return k
-            k = self._key = self._make_key()
+            _fill_atom_keys(self)
+            k = self._key
+            assert k is not None
         return k
 
     def _make_key(self) -> tuple[Any, ...]:
@@ -429,23 +425,7 @@ def _mono_mul(m1: Mono, m2: Mono) -> Mono:
         if key1 is None or key2 is None:
             key1 = a1.sort_key
             key2 = a2.sort_key
-        pairs = (m1[0], m2[0]) if key1 < key2 else (m2[0], m1[0])
-        # mono_of inlined (products are most of the multiplication's work):
-        # the table is that of the first atom that is not a variable.
-        x = pairs[0][0]
-        if type(x) is Var:
-            x = pairs[1][0]
-        if type(x) is Var:
-            table = _VAR_MONOS
-        else:
-            t = x._monos
-            if t is None:
-                t = x._monos = {}
-            table = t
-        m = table.get(pairs)
-        if m is None:
-            m = table.setdefault(pairs, Mono(pairs))
-        return m
+        return mono_of((m1[0], m2[0]) if key1 < key2 else (m2[0], m1[0]))
     acc: dict[Atom, int] = dict(m1)
     for a, k in m2:
         acc[a] = acc.get(a, 0) + k
@@ -673,18 +653,7 @@ class DimExpr:
             e._terms = out
             e._scope = scope
             e._hash = -1
-            # _sum_lead inlined for the common case: both leads known.
-            l1 = self._lead
-            l2 = other._lead
-            if l1 is None or l2 is None:
-                e._lead = _sum_lead(self, other, out)
-            else:
-                k1 = l1[0]
-                k2 = l2[0]
-                if k1 is k2 or k1 == k2:
-                    e._lead = l1 if l1[1] in out else None
-                else:
-                    e._lead = l1 if k1 < k2 else l2
+            e._lead = _sum_lead(self, other, out)
             return e
         if type(other) is int:
             out = self._terms.copy()

@@ -127,10 +127,10 @@ class SymbolicScope:
         self._created_at = _caller_location()
         self._lock = threading.RLock()
         self._constraints: list[Constraint] = []
-        # Facts ``e >= 0`` that hold besides the explicit constraints, e.g. the
-        # ``>= 1`` of a variable that an equality rewrote away.
-        # Facts e >= 0 implied by how expressions were built, with the reason
-        # (a LazyText, formatted only when a proof or message shows it).
+        # Facts ``e >= 0`` that hold besides the explicit constraints: the
+        # ``>= 1`` of a variable that an equality rewrote away, a symbolic
+        # divisor's ``>= 1``.  The reason is a LazyText when formatting it
+        # would cost (it is shown only by proofs and messages).
         self._implicit: list[tuple[DimExpr | int, str | LazyText]] = []
         self._var_rules: dict[str, DimExpr | int] = {}
         # ``k*m == e``: a term ``c*m`` with ``k | c`` is rewritten to ``(c//k)*e``.
@@ -584,28 +584,33 @@ class SymbolicScope:
             return True
         return d.decide_ge0(e)
 
-    def _informed_lo(self, e: DimExpr, d: Decider) -> Bound:
-        """A lower bound of ``e`` like its interval's, where a ``floordiv(N, k)``
-        whose ``N >= 0`` the decider has already proved is taken as >= 0.
+    def _informed_lo(self, e: DimExpr, d: Decider, sign: int = 1) -> Bound:
+        """A lower bound of ``sign*e`` like its interval's, where a ``floordiv(N, k)``
+        whose ``N >= 0`` the decider has already proved is taken as >= 0
+        (-inf when no term gains from that, without summing anything).
 
         Code such as ``canonicalize_slice`` proves ``stop - start >= 0`` and
         then compares the quotient ``(stop - start) // step``; this answers
         such comparisons without a new search.  Only decisions use it: the
         canonical forms must not depend on which claims were decided before.
         """
-        lo: Bound = 0
+        raised: list[tuple[Mono, int]] = []
         for m, c in e._terms.items():
-            if not m:
-                lo += c
-                continue
-            mlo, mhi = self._mono_interval(m)
-            if mlo < 0 and len(m) == 1 and m[0][1] == 1:
+            c *= sign
+            # Only positive terms use the atom's lower bound.
+            if c > 0 and len(m) == 1 and m[0][1] == 1:
                 a = m[0][0]
                 if type(a) is FloorDiv and isinstance(a.den, int) and \
                         isinstance(a.num, DimExpr) and d.proved_ge0(a.num):
-                    mlo = 0
-            lo += _imul(c, mlo) if c > 0 else _imul(c, mhi)
-        return lo
+                    raised.append((m, c))
+        if not raised:
+            return -math.inf
+        rest = {m: sign * c for m, c in e._terms.items()}
+        lo: Bound = 0
+        for m, c in raised:
+            del rest[m]
+            lo += c * max(self._mono_interval(m)[0], 0)
+        return lo + self._sum_interval(rest)[0]
 
     def _order(self, e: DimExpr | int) -> int:
         """1 if ``e >= 0`` is proved, -1 if ``e <= 0`` is proved, else 0.
@@ -628,7 +633,7 @@ class SymbolicScope:
         assert isinstance(e, DimExpr)  # ints are decided by their interval
         if self._informed_lo(e, d) >= 0:
             return 1
-        if self._informed_lo(-e, d) >= 0:  # type: ignore[arg-type]
+        if self._informed_lo(e, d, -1) >= 0:
             return -1
         v = self._at_ones(e)
         if v is not None and v != 0:

@@ -219,6 +219,7 @@ def test_proved_numerators_answer_quotient_comparisons_without_a_search(
     assert (n // 4 >= 0) is True
     assert (0 <= n // 4) is True  # noqa: SIM300 (the reflected operator)
     assert symshape.max_dim(n // 4, 0) == n // 4
+    assert symshape.max_dim(0, n // 4) == n // 4  # the other direction of max_dim
     assert not searches
     assert str(n // 4) == before
     # Unproved numerators are not trusted: mod(a, 3) - 1 can be negative.

@@ -228,13 +228,6 @@ class Pool:
         return acc
 
 
-def _holds(op: str, v: int) -> bool:
-    if op == ">=":
-        return v >= 0
-    if op == "==":
-        return v == 0
-    return v != 0
-
 
 class _Outcome:
     __slots__ = ("status", "holds", "fails", "cert", "reason")

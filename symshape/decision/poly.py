@@ -42,14 +42,8 @@ def mono(m: Mono, c: int = 1) -> Poly:
 def add(p: Poly, q: Poly, k: int = 1) -> Poly:
     """``p + k*q`` (a fresh dict)."""
     out = dict(p)
-    if k == 0:
-        return out
-    for m, c in q.items():
-        v = out.get(m, 0) + k * c
-        if v:
-            out[m] = v
-        else:
-            out.pop(m, None)
+    if k:
+        add_into(out, q, k)
     return out
 
 

@@ -136,10 +136,6 @@ class Simplex:
             return self.val[v], 1
         return self.num[v], r[0]
 
-    def is_basic(self, v: int) -> bool:
-        """True if ``v`` is basic."""
-        return v in self.rows
-
     def _set_nonbasic(self, v: int, x: int) -> None:
         delta = x - self.val[v]
         if not delta:

@@ -366,11 +366,6 @@ def describe_dim(tree: Any, arg_idx: int, dim_idx: int | None) -> str:
     return str(_pretty_dim(tree, arg_idx, dim_idx))
 
 
-def make_shape_evaluator(env: dict[str, Any]) -> Any:
-    """JAX's ``ShapeEvaluator`` for ``env``."""
-    return ShapeEvaluator(env)
-
-
 __all__ = [
     "BOUNDS_DECISION", "DEFINITELY_EQUAL", "DIVMOD", "JAX_VERSION", "SOLVE_DIM_VARS",
     "TESTED_JAX_VERSION", "JaxInternalsError", "PatchPoint", "problems", "require",

@@ -409,11 +409,17 @@ class Decider:
 
     def _search(self, hyp_polys: Sequence[Poly], budget: tuple[int, int] | Budget,
                 note: str = "hypothesis") -> Result:
+        return self._search_with(hyp_polys, budget, note)[1]
+
+    def _search_with(self, hyp_polys: Sequence[Poly], budget: tuple[int, int] | Budget,
+                     note: str) -> tuple[list[Fact], Result]:
+        """One search over the scope's facts and ``hyp_polys``; also the
+        hypothesis facts, which a refutation's certificate refers to."""
         with self._lock:
             facts = self.lin.facts(hyp_polys)
             hyps = [Fact(h, "hyp", note=note) for h in hyp_polys]
             b = budget if isinstance(budget, Budget) else Budget(*budget)
-            return Search(facts, hyps, b, self._accept(hyp_polys)).run()
+            return hyps, Search(facts, hyps, b, self._accept(hyp_polys)).run()
 
     def _probe(self, f: Poly) -> list[int]:
         """Values at fixed sample valuations (not necessarily valid): candidate
@@ -485,10 +491,7 @@ class Decider:
         refs: list[Refutation] = []
         note = "negated claim" if polarity == "proved" else "claim"
         for hyp_set in required_hypotheses(links, polarity):
-            with self._lock:
-                facts = self.lin.facts(hyp_set)
-                hyps = [Fact(h, "hyp", note=note) for h in hyp_set]
-                r = Search(facts, hyps, Budget(*budget), self._accept(hyp_set)).run()
+            hyps, r = self._search_with(hyp_set, budget, note)
             if isinstance(r, Refuted):
                 refs.append(Refutation(hyps, r.tree))
                 continue

@@ -489,10 +489,4 @@ class Search:
         return Unknown("point not realizable (non-linear terms)")
 
 
-def refute(facts: Sequence[Fact], hyps: Sequence[Fact], budget: Budget,
-           accept: Callable[[dict[str, int]], bool] | None = None) -> Result:
-    """Run one :class:`Search`."""
-    return Search(facts, hyps, budget, accept).run()
-
-
-__all__ = ["Model", "Refuted", "Result", "Search", "Unknown", "column_key", "refute"]
+__all__ = ["Model", "Refuted", "Result", "Search", "Unknown", "column_key"]

@@ -12,6 +12,7 @@ True
 from symshape.decision import Certificate, Status, Verdict, prove
 from symshape.errors import (
     DivisionByZeroRiskError,
+    ExpressionTooLargeError,
     InconclusiveDimensionOperation,
     ParseError,
     ScopeMismatchError,
@@ -33,6 +34,7 @@ __all__ = [
     "Certificate",
     "DimExpr",
     "DivisionByZeroRiskError",
+    "ExpressionTooLargeError",
     "InconclusiveDimensionOperation",
     "ParseError",
     "ScopeMismatchError",

@@ -68,3 +68,8 @@ class ShapeMismatchError(SymshapeError):
 class InconclusiveDimensionOperation(Exception):
     """A comparison of symbolic dimensions holds for some valuations and fails for others,
     or symshape could not decide it within its work budget."""
+
+
+class ExpressionTooLargeError(SymshapeError):
+    """An expression (or the work to build it) exceeds symshape's size limits:
+    shapes never need it, and it would take unbounded time and memory."""

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, Union
 
 import numpy as np
 
-from symshape.errors import DivisionByZeroRiskError, UnknownDimensionError
+from symshape.errors import DivisionByZeroRiskError, ExpressionTooLargeError, UnknownDimensionError
 
 if TYPE_CHECKING:
     from symshape.scope import SymbolicScope
@@ -380,11 +380,6 @@ mono_key = _MONO_KEYS.__getitem__
 """Graded-lex order key of a monomial (smaller key = leading)."""
 
 
-def mono_degree(m: Mono) -> int:
-    """Total degree of a monomial."""
-    return sum(k for _, k in m)
-
-
 _PRODUCTS_MAX = 512  # per monomial; a memo, so dropping it loses nothing
 
 
@@ -620,6 +615,15 @@ class DimExpr:
         return not self.__eq__(other)
 
     # -- arithmetic -------------------------------------------------------------
+    @staticmethod
+    def _has_max_power(terms: Terms) -> bool:
+        """Does a monomial hold a ``max`` atom with exponent >= 2?"""
+        for m in terms:
+            for a, k in m:
+                if k >= 2 and type(a) is Max0:
+                    return True
+        return False
+
     def _coerce(self, other: Any, op: str) -> DimExpr | int | None:
         if isinstance(other, DimExpr):
             if other._scope is not self._scope:
@@ -854,31 +858,6 @@ class DimExpr:
                         "pickle str(e) and the scope's constraints instead")
 
 
-class LazyText:
-    """Text built on first use: the ``str`` of each part, joined.
-
-    Reasons recorded while expressions are built (a divisor is >= 1) are
-    shown only if a proof or an error message mentions them; printing the
-    expression eagerly was a sizeable part of building a ``mod``.
-    """
-
-    __slots__ = ("_parts", "_text")
-
-    def __init__(self, *parts: object) -> None:
-        self._parts: tuple[object, ...] = parts
-        self._text: str | None = None
-
-    def __str__(self) -> str:
-        t = self._text
-        if t is None:
-            t = self._text = "".join(str(p) for p in self._parts)
-            self._parts = ()
-        return t
-
-    def __repr__(self) -> str:
-        return repr(str(self))
-
-
 def _as_int(x: Any) -> int | None:
     """Convert ints, numpy integer scalars and 0-d integer arrays; else ``None``."""
     if type(x) is int:
@@ -968,6 +947,12 @@ def _mul(e: DimExpr, other: DimExpr | int, scope: SymbolicScope) -> DimExpr | in
             return e
         return DimExpr.make({m: c * other for m, c in e._terms.items()}, scope)
     assert isinstance(other, DimExpr)
+    pairs = len(e._terms) * len(other._terms)
+    if pairs > MAX_PRODUCT_PAIRS:
+        raise ExpressionTooLargeError(
+            f"expression too large: multiplying a {len(e._terms)}-term expression by a "
+            f"{len(other._terms)}-term one combines {pairs} pairs of terms (the limit is "
+            f"{MAX_PRODUCT_PAIRS}); dimension expressions of real shapes are far smaller")
     out: Terms = {}
     for m1, c1 in e._terms.items():
         for m2, c2 in other._terms.items():
@@ -977,7 +962,36 @@ def _mul(e: DimExpr, other: DimExpr | int, scope: SymbolicScope) -> DimExpr | in
                 out[m] = c
             else:
                 del out[m]
+    if e._has_max_power(out):
+        return _reduce_max_powers(out, scope)
     return DimExpr.make(out, scope)
+
+
+def _reduce_max_powers(terms: Terms, scope: SymbolicScope) -> DimExpr | int:
+    """Rewrite ``max(d, 0)**k`` as ``max(d, 0)*d**(k-1)`` in every monomial
+    (equal: both are 0 where ``d <= 0``, and ``d**k`` elsewhere).  One
+    canonical spelling of powers of a max makes ``max(m, f)*min(m, f)`` equal
+    to ``m*f``."""
+    total: DimExpr | int = 0
+    plain: Terms = {}
+    for m, c in terms.items():
+        high = [(a, k) for a, k in m if k >= 2 and type(a) is Max0]
+        if not high:
+            plain[m] = c
+            continue
+        rest: Terms = {mono_of(tuple((a, k) for a, k in m if not (k >= 2 and type(a) is Max0))): c}
+        part: DimExpr | int = DimExpr.make(rest, scope)
+        for a, k in high:
+            assert isinstance(a, Max0)
+            part = _mul_any(part, DimExpr.make({atom_mono(a): 1}, scope), scope)
+            part = _mul_any(part, a.arg ** (k - 1), scope)
+        total = total + part
+    return total + DimExpr.make(plain, scope) if plain else total
+
+
+# Multiplying expressions costs one step per pair of terms: bound it, so that
+# building an expression (``(a + ... + h)**10``) cannot run for minutes.
+MAX_PRODUCT_PAIRS = 100_000
 
 
 def _mul_any(x: DimExpr | int, y: DimExpr | int, scope: SymbolicScope) -> DimExpr | int:
@@ -1017,7 +1031,8 @@ def _scope_of(*xs: Any) -> SymbolicScope | None:
     return scope
 
 
-def _check_operand(x: Any, what: str) -> DimExpr | int:
+def check_dim(x: Any, what: str) -> DimExpr | int:
+    """``x`` as a dimension (a DimExpr or an int); TypeError naming ``what`` otherwise."""
     if isinstance(x, DimExpr):
         return x
     v = _as_int(x)
@@ -1028,8 +1043,8 @@ def _check_operand(x: Any, what: str) -> DimExpr | int:
 
 def floordiv(x: DimLike, y: DimLike) -> DimExpr | int:
     """``floor(x / y)`` with Python semantics, in canonical form."""
-    x = _check_operand(x, "floordiv")
-    y = _check_operand(y, "floordiv")
+    x = check_dim(x, "floordiv")
+    y = check_dim(y, "floordiv")
     scope = _scope_of(x, y)
     if scope is None:
         assert isinstance(x, int) and isinstance(y, int)
@@ -1075,8 +1090,16 @@ def _floordiv_const(x: DimExpr, k: int, scope: SymbolicScope) -> DimExpr | int:
     """``floordiv(x, k)`` for a constant ``k >= 2``.
 
     ``x == k*P + R + c``: ``P`` is pulled out (integer valued), ``R`` keeps
-    coefficients in ``(-k/2, k/2]`` and ``0 <= c < k``.
+    coefficients in ``(-k/2, k/2]`` and ``0 <= c < k``.  A part ``c*E`` of
+    ``x`` that the scope's equalities make a multiple of ``k`` (``E ==
+    K*floordiv(E, K)`` with ``k | c*K``) is pulled out as ``(c*K/k)*floordiv(E, K)``.
     """
+    for e_terms, big_k, fd_mono in scope._divisibility():
+        c = _scale_in(x._terms, e_terms)
+        if c and (c * big_k) % k == 0:
+            rest = {m: v for m, v in x._terms.items() if m not in e_terms}
+            return DimExpr.make({fd_mono: c * big_k // k}, scope) + \
+                floordiv(DimExpr.make(rest, scope), k)
     quot, rem = _split_coefficients(x._terms, k)
     const = rem.pop(_ONE, 0)
     pulled: DimExpr | int = DimExpr.make(quot, scope) if quot else 0
@@ -1106,6 +1129,21 @@ def _floordiv_const(x: DimExpr, k: int, scope: SymbolicScope) -> DimExpr | int:
     return pulled + _floordiv_const_atom(rem, k, scope)
 
 
+def _scale_in(terms: Terms, part: Terms) -> int:
+    """``c`` such that ``terms`` holds ``c*part`` (every term of ``part``
+    scaled by the same ``c``), or 0."""
+    c = 0
+    for m, v in part.items():
+        have = terms.get(m)
+        if have is None or have % v:
+            return 0
+        if c == 0:
+            c = have // v
+        elif have != c * v:
+            return 0
+    return c
+
+
 def _floordiv_const_atom(terms: Terms, k: int, scope: SymbolicScope) -> DimExpr | int:
     """``floordiv(R, k)`` for normalized ``R`` (no further splitting)."""
     # Reduce coefficients again (the sign flip may have produced -k/2).
@@ -1116,13 +1154,9 @@ def _floordiv_const_atom(terms: Terms, k: int, scope: SymbolicScope) -> DimExpr 
     num = DimExpr.make(rem, scope)
     if isinstance(num, int):
         return num // k
-    # floordiv(floordiv(x, k1) + R, k2) == floordiv(x + k1*R, k1*k2)
-    for m, c in num._terms.items():
-        if c == 1 and len(m) == 1 and m[0][1] == 1:
-            a = m[0][0]
-            if type(a) is FloorDiv and isinstance(a.den, int):
-                rest = num - DimExpr({m: 1}, scope)
-                return floordiv(a.num + a.den * rest, a.den * k)
+    nested = _merge_nested_floordiv(num, k, scope)
+    if nested is not None:
+        return nested
     lb, ub = scope._interval(num)
     if lb >= 0 and ub < k:
         return 0
@@ -1136,9 +1170,10 @@ def _floordiv_sym(x: DimExpr | int, y: DimExpr, scope: SymbolicScope) -> DimExpr
     sign = scope._sign(y)
     if sign == 0 and scope._interval(y)[0] >= 0:
         # A divisor that is >= 0 but may be 0 (JAX accepts `mod(b, floordiv(a, 2))`):
-        # the expression only has a value where the divisor is >= 1, so the scope
-        # records that as a domain condition, as a spec's `b` implies `b >= 1`.
-        scope._add_domain_condition(y - 1, LazyText("divisor '", y, "' of floordiv/mod is >= 1"))
+        # the expression only has a value where the divisor is >= 1.  That is a
+        # hypothesis of every query that mentions the atom (its ``den >= 1``
+        # axiom), as JAX treats it; it never becomes a fact of the scope, so
+        # building this expression changes no other answer.
         sign = 1
     if sign == 0:
         lb, ub = scope._interval(y)
@@ -1159,7 +1194,26 @@ def _floordiv_sym(x: DimExpr | int, y: DimExpr, scope: SymbolicScope) -> DimExpr
     return quot + atom
 
 
+def _merge_nested_floordiv(num: DimExpr, den: DimExpr | int,
+                           scope: SymbolicScope) -> DimExpr | int | None:
+    """``floordiv(floordiv(x, k1) + R, k2) == floordiv(x + k1*R, k1*k2)`` for
+    divisors ``k1, k2 >= 1`` (constant or symbolic) and an integer ``R``; None
+    when ``num`` has no ``floordiv`` term with coefficient 1."""
+    for m, c in num._terms.items():
+        if c == 1 and len(m) == 1 and m[0][1] == 1:
+            a = m[0][0]
+            if type(a) is FloorDiv:
+                rest = num - DimExpr.make({m: 1}, scope)
+                return floordiv(a.num + _mul_any(a.den, rest, scope),
+                                _mul_any(a.den, den, scope))
+    return None
+
+
 def _floordiv_sym_atom(num: DimExpr | int, den: DimExpr, scope: SymbolicScope) -> DimExpr | int:
+    if isinstance(num, DimExpr):
+        nested = _merge_nested_floordiv(num, den, scope)
+        if nested is not None:
+            return nested
     nlb, nub = scope._interval(num)
     dlb, _ = scope._interval(den)
     if nlb >= 0 and nub < dlb:
@@ -1214,8 +1268,8 @@ def poly_divmod(x: DimExpr | int, y: DimExpr,
 
 def mod(x: DimLike, y: DimLike) -> DimExpr | int:
     """``x - y*floordiv(x, y)`` (Python's ``%``), in canonical form."""
-    x = _check_operand(x, "mod")
-    y = _check_operand(y, "mod")
+    x = check_dim(x, "mod")
+    y = check_dim(y, "mod")
     if isinstance(x, int) and isinstance(y, int):
         if y == 0:
             raise ZeroDivisionError(f"mod({x}, 0): division by zero")
@@ -1227,8 +1281,8 @@ def mod(x: DimLike, y: DimLike) -> DimExpr | int:
 def max_expr(x: DimLike, y: DimLike) -> DimExpr | int:
     """``max(x, y)`` in canonical form, simplified when the order is decided by
     the scope's bounds."""
-    x = _check_operand(x, "max")
-    y = _check_operand(y, "max")
+    x = check_dim(x, "max")
+    y = check_dim(y, "max")
     scope = _scope_of(x, y)
     if scope is None:
         return max(x, y)
@@ -1261,8 +1315,8 @@ def _max0(d: DimExpr, scope: SymbolicScope) -> DimExpr | int:
 
 def min_expr(x: DimLike, y: DimLike) -> DimExpr | int:
     """``min(x, y)`` in canonical form (``x + y - max(x, y)``)."""
-    x = _check_operand(x, "min")
-    y = _check_operand(y, "min")
+    x = check_dim(x, "min")
+    y = check_dim(y, "min")
     if isinstance(x, int) and isinstance(y, int):
         return min(x, y)
     return x + y - max_expr(x, y)
@@ -1310,44 +1364,13 @@ def substitute(e: DimExpr | int, env: Mapping[str, DimExpr | int],
     return rec(e)
 
 
-def map_atoms(e: DimExpr | int, fn: Callable[[Atom], DimExpr | int],
-              scope: SymbolicScope) -> DimExpr | int:
-    """Rebuild ``e`` replacing each top-level atom ``a`` by ``fn(a)``."""
-    if isinstance(e, int):
-        return e
-    total: DimExpr | int = 0
-    for m, c in e._terms.items():
-        v: DimExpr | int = c
-        for a, k in m:
-            av = fn(a)
-            for _ in range(k):
-                v = _mul_any(v, av, scope) if isinstance(av, DimExpr) else v * av
-        total = total + v
-    return total
-
-
 def is_symbolic_dim(x: Any) -> bool:
     """True if ``x`` is a symbolic dimension expression (not a constant)."""
     return isinstance(x, DimExpr)
 
 
-def linear_combination(parts: Iterable[tuple[DimExpr | int, int]],
-                       scope: SymbolicScope) -> DimExpr | int:
-    """``sum(c * e for e, c in parts)`` built in one pass."""
-    out: Terms = {}
-    for e, k in parts:
-        if isinstance(e, int):
-            if e * k:
-                out[_ONE] = out.get(_ONE, 0) + e * k
-            continue
-        for m, c in e._terms.items():
-            out[m] = out.get(m, 0) + c * k
-    return DimExpr.make({m: c for m, c in out.items() if c}, scope)
-
-
 __all__ = [
-    "Atom", "DimExpr", "FloorDiv", "LazyText", "Max0", "Mono", "Terms", "Var", "atom_mono",
-    "floordiv", "is_symbolic_dim", "linear_combination", "make_floordiv_atom", "make_max0_atom",
-    "make_var", "map_atoms", "max_expr", "min_expr", "mod", "mono_degree", "mono_key", "mono_mul",
-    "mono_of", "poly_divmod", "substitute",
+    "Atom", "DimExpr", "FloorDiv", "Max0", "Mono", "Terms", "Var", "atom_mono", "check_dim",
+    "floordiv", "is_symbolic_dim", "make_floordiv_atom", "make_max0_atom", "make_var",
+    "max_expr", "min_expr", "mod", "mono_key", "mono_mul", "mono_of", "poly_divmod", "substitute",
 ]

@@ -16,6 +16,7 @@ from symshape.expr import (
     Max0,
     Mono,
     Terms,
+    Var,
     atom_mono,
     mono_key,
     mono_mul,
@@ -80,6 +81,36 @@ def _symbolic_mod(m: Mono, c: int, remaining: Terms) -> tuple[int, str] | None:
     return None
 
 
+def _outer_max(e: DimExpr) -> str | None:
+    """``max(y + d, y)`` for ``e == y + max(d, 0)`` (or ``min(x, x - d)`` for
+    ``e == x - max(d, 0)``) when ``d`` mentions another floordiv or max atom of
+    ``e``: a clamp such as ``min(max(t, a), b)``, whose canonical form holds
+    ``max(t - a, 0)`` both as a term and inside the other ``max``.  Printing
+    the term-by-term form would repeat the shared part at every level of a
+    nest (exponential text); printed this way each part appears once.
+    """
+    tops = {a for m in e.terms for a, _ in m if type(a) is not Var}
+    if len(tops) < 2:
+        return None
+    best: tuple[int, Max0] | None = None
+    for m, c in e.terms.items():
+        if abs(c) != 1 or len(m) != 1 or m[0][1] != 1 or type(m[0][0]) is not Max0:
+            continue
+        a = m[0][0]
+        shared = sum(1 for b in a.arg.atoms() if b in tops and b is not a)
+        # the outermost: the one whose argument holds most of the others
+        if shared and (best is None or shared > best[0]):
+            best = (shared, a)
+    if best is None:
+        return None
+    a = best[1]
+    c = e.terms[atom_mono(a)]
+    rest = e - c * DimExpr.make({atom_mono(a): 1}, e.scope)
+    if c > 0:
+        return f"max({_text(rest + a.arg)}, {_text(rest)})"
+    return f"min({_text(rest)}, {_text(rest - a.arg)})"
+
+
 def expr_to_str(e: DimExpr) -> str:
     """Canonical text of ``e``: leading terms first, constant last."""
     if len(e.terms) == 1:
@@ -87,6 +118,9 @@ def expr_to_str(e: DimExpr) -> str:
         # needs terms besides the one it starts from, so none applies.
         for m, c in e.terms.items():
             return _join([(c, _mono_text(m) if m else "")])
+    outer = _outer_max(e)
+    if outer is not None:
+        return outer
     remaining: Terms = dict(e.terms)
     # (sort key, coefficient, text) of the printed terms
     out: list[tuple[tuple[object, ...], int, str]] = []

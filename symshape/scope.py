@@ -27,7 +27,6 @@ from symshape.expr import (
     Atom,
     DimExpr,
     FloorDiv,
-    LazyText,
     Max0,
     Mono,
     Terms,
@@ -42,6 +41,7 @@ from symshape.expr import (
 
 if TYPE_CHECKING:
     from symshape.decision.engine import Decider
+    from symshape.decision.simplex import Limits
 
 Bound = float | int  # ints, or -math.inf / math.inf
 
@@ -128,13 +128,15 @@ class SymbolicScope:
         self._lock = threading.RLock()
         self._constraints: list[Constraint] = []
         # Facts ``e >= 0`` that hold besides the explicit constraints: the
-        # ``>= 1`` of a variable that an equality rewrote away, a symbolic
-        # divisor's ``>= 1``.  The reason is a LazyText when formatting it
-        # would cost (it is shown only by proofs and messages).
-        self._implicit: list[tuple[DimExpr | int, str | LazyText]] = []
+        # ``>= 1`` of a variable that an equality rewrote away.  Fixed once the
+        # constraints are loaded, like every fact of the scope: a symbolic
+        # divisor's ``>= 1`` is a hypothesis of the queries that mention it
+        # (the ``den >= 1`` axiom of its atom), never a fact of the scope.
+        self._implicit: list[tuple[DimExpr | int, str]] = []
         self._var_rules: dict[str, DimExpr | int] = {}
         # ``k*m == e``: a term ``c*m`` with ``k | c`` is rewritten to ``(c//k)*e``.
         self._term_rules: dict[Mono, tuple[int, DimExpr | int]] = {}
+        self._divisible: tuple[tuple[Terms, int, Mono], ...] | None = None
         self._vars: dict[str, DimExpr | int] = {}
         self._floordiv_cache: dict[Any, DimExpr | int] = {}
         self._atoms: dict[Any, Any] = {}  # interned FloorDiv/Max0 atoms
@@ -143,11 +145,9 @@ class SymbolicScope:
         self._decider_obj: Decider | None = None
         # Values at the valuation where every variable is 1 (see _at_ones).
         self._ones_memo: dict[Any, int | None] = {}
-        self._ones_valid = False
-        self._ones_gen = -1  # len(self._implicit) when _ones_valid was computed
+        self._ones_valid: bool | None = None  # computed on first use
         # (op, x, other) -> decided bool, or the inconclusive message
         self._cmp_cache: dict[tuple[str, DimExpr, Any], bool | str] = {}
-        self._cmp_gen = 0  # len(self._implicit) when the cache was filled
         self._initialized = False
         texts = list(constraints)
         for text in texts:
@@ -159,6 +159,8 @@ class SymbolicScope:
         # Results cached while the constraints loaded used partial knowledge.
         self._floordiv_cache.clear()
         self._interval_cache.clear()
+        self._ones_memo.clear()
+        self._ones_valid = None
         if self._constraints:
             self._check_satisfiable()
 
@@ -200,6 +202,12 @@ class SymbolicScope:
             self._vars[name] = v
         return v
 
+    def var_lower_bound(self, name: str) -> int:
+        """The lower bound of variable ``name`` that the constraints give it by
+        interval propagation (at least 1; cheap, not always the tightest)."""
+        lo = self._factor_interval(make_var(name))[0]
+        return max(1, int(lo)) if math.isfinite(lo) else 1
+
     def var(self, name: str) -> DimExpr | int:
         """Public accessor for the dimension variable ``name`` in this scope."""
         return self._var(name)
@@ -227,6 +235,24 @@ class SymbolicScope:
             else:
                 out[m] = out.get(m, 0) + c
         return {m: c for m, c in out.items() if c}
+
+    def _divisibility(self) -> tuple[tuple[Terms, int, Mono], ...]:
+        """``(terms of E, K, monomial of floordiv(E, K))`` for every rewrite
+        rule ``K*floordiv(E, K) == E`` (from a constraint ``mod(E, K) == 0``):
+        the parts of an expression known to be multiples of ``K``."""
+        d = self._divisible
+        if d is None:
+            out = []
+            for m, (k, rhs) in sorted(self._term_rules.items(), key=lambda t: mono_key(t[0])):
+                if len(m) == 1 and m[0][1] == 1 and type(m[0][0]) is FloorDiv and \
+                        isinstance(rhs, DimExpr):
+                    a = m[0][0]
+                    if a.den == k and a.num == rhs:
+                        out.append((rhs._terms, k, m))
+            d = tuple(out)
+            if self._initialized:
+                self._divisible = d
+        return d
 
     def _add_constraint_text(self, text: str) -> None:
         from symshape.shapes import parse_comparison_in_scope
@@ -310,23 +336,11 @@ class SymbolicScope:
             if self._decider_obj is not None:
                 self._decider_obj.clear_answers()
 
-    def _add_domain_condition(self, fact: DimExpr | int, reason: str | LazyText) -> None:
-        """Record a fact ``fact >= 0`` that every expression of the scope relies on
-        to be defined (a symbolic divisor being >= 1)."""
-        with self._lock:
-            if any(f == fact for f, _ in self._implicit):
-                return
-            self._implicit.append((fact, reason))
-            # The interval cache stays: intervals use only the expression and
-            # _mono_bounds (fixed once the constraints are loaded), never the
-            # implicit facts, so no cached interval changes.
-            self._decider_obj = None  # decisions may use the new fact
-
     # -- bounds -----------------------------------------------------------------
-    def _facts(self) -> list[tuple[DimExpr | int, str | LazyText]]:
+    def _facts(self) -> list[tuple[DimExpr | int, str]]:
         """All known facts ``e >= 0`` (explicit constraints, both directions of
         equalities, and implicit facts)."""
-        out: list[tuple[DimExpr | int, str | LazyText]] = []
+        out: list[tuple[DimExpr | int, str]] = []
         for c in self._constraints:
             out.append((c.diff, c.text))
             if c.op == "==":
@@ -412,11 +426,19 @@ class SymbolicScope:
         lo, hi = self._interval(a.arg)
         return max(lo, 0), max(hi, 0)
 
+    def _factor_interval(self, a: Atom) -> tuple[Bound, Bound]:
+        """Interval of an atom, with the bounds the constraints give it."""
+        lo, hi = self._atom_interval(a)
+        pb = self._mono_bounds.get(atom_mono(a))
+        if pb is not None:
+            lo, hi = max(lo, pb[0]), min(hi, pb[1])
+        return lo, hi
+
     def _mono_interval(self, m: Mono) -> tuple[Bound, Bound]:
         if len(m) == 1 and m[0][1] == 1:
             lo, hi = self._atom_interval(m[0][0])
         else:
-            lo, hi = _mono_interval([(*self._atom_interval(a), k) for a, k in m])
+            lo, hi = _mono_interval([(*self._factor_interval(a), k) for a, k in m])
         pb = self._mono_bounds.get(m)
         if pb is not None:
             lo, hi = max(lo, pb[0]), min(hi, pb[1])
@@ -585,14 +607,15 @@ class SymbolicScope:
         return d.decide_ge0(e)
 
     def _informed_lo(self, e: DimExpr, d: Decider, sign: int = 1) -> Bound:
-        """A lower bound of ``sign*e`` like its interval's, where a ``floordiv(N, k)``
-        whose ``N >= 0`` the decider has already proved is taken as >= 0
-        (-inf when no term gains from that, without summing anything).
+        """A lower bound of ``sign*e`` like its interval's, where a positive
+        ``floordiv(N, k)`` term whose ``N >= 0`` the decider proves is taken as
+        >= 0 (-inf when no term gains from that, without summing anything).
 
         Code such as ``canonicalize_slice`` proves ``stop - start >= 0`` and
-        then compares the quotient ``(stop - start) // step``; this answers
-        such comparisons without a new search.  Only decisions use it: the
-        canonical forms must not depend on which claims were decided before.
+        then compares the quotient ``(stop - start) // step``: the numerator's
+        answer is then cached, and the comparison needs no new search.  The
+        sub-question is decided, never looked up in what happened to be asked
+        before, so the answer does not depend on the history of queries.
         """
         raised: list[tuple[Mono, int]] = []
         for m, c in e._terms.items():
@@ -601,7 +624,8 @@ class SymbolicScope:
             if c > 0 and len(m) == 1 and m[0][1] == 1:
                 a = m[0][0]
                 if type(a) is FloorDiv and isinstance(a.den, int) and \
-                        isinstance(a.num, DimExpr) and d.proved_ge0(a.num):
+                        isinstance(a.num, DimExpr) and self._interval(a.num)[0] < 0 and \
+                        d.decide_ge0(a.num) is True:
                     raised.append((m, c))
         if not raised:
             return -math.inf
@@ -664,16 +688,14 @@ class SymbolicScope:
         """Value of ``e`` where every variable is 1, if that valuation satisfies
         every constraint and implicit fact of the scope (else None): a valid
         valuation for free, that refutes many claims without the decider."""
-        # After creation only implicit facts get added: their count dates the answer.
-        gen = len(self._implicit)
-        if self._ones_gen != gen:
-            self._ones_valid = all(
-                (v := _value_at_ones(f, self._ones_memo)) is not None and v >= 0
+        valid = self._ones_valid
+        if valid is None:
+            valid = self._ones_valid = all(
+                (v := _value_at(f, _ONES, self._ones_memo)) is not None and v >= 0
                 for f, _ in self._facts())
-            self._ones_gen = gen
-        if not self._ones_valid:
+        if not valid:
             return None
-        return _value_at_ones(e, self._ones_memo)
+        return _value_at(e, _ONES, self._ones_memo)
 
     def _interval_is_exact(self, e: DimExpr | int) -> bool:
         """True when the interval of ``e`` is its exact range: ``e`` is linear
@@ -687,15 +709,19 @@ class SymbolicScope:
                 return False
         return True
 
-    def bounds(self, e: DimExpr | int) -> tuple[Bound, Bound]:
-        """Sound (and, for the linear fragment, tight) bounds of ``e``."""
+    def bounds(self, e: DimExpr | int, limits: Limits | None = None) -> tuple[Bound, Bound]:
+        """Sound (and, for the linear fragment, tight) bounds of ``e``.
+
+        ``limits`` scales the work budget, sets a time limit or asks for
+        progress reports (see :func:`symshape.bounds`).
+        """
         if isinstance(e, int):
             return e, e
         self._check_same(e, "bounds")
         d = self._decider()
         if d is None:
             return self._interval(e)
-        return d.bounds(e)
+        return d.bounds(e) if limits is None else d.bounds(e, limits)
 
     def _check_same(self, e: Any, what: str) -> None:
         if isinstance(e, DimExpr) and e._scope is not self:
@@ -710,14 +736,10 @@ class SymbolicScope:
 
     def _compare(self, x: DimExpr, other: Any, op: str) -> bool:
         # Repeated comparisons are common while tracing: answer them from a
-        # cache without building the difference again.  Facts only get added
-        # after creation (domain conditions), which never makes a cached
-        # True/False wrong; the cache still restarts then, to pick them up.
+        # cache without building the difference again (the scope's facts are
+        # fixed, so an answer never goes stale).
         t = type(other)
         if t is int or t is DimExpr:
-            if self._cmp_gen != len(self._implicit):
-                self._cmp_cache.clear()
-                self._cmp_gen = len(self._implicit)
             key = (op, x, other)
             hit = self._cmp_cache.get(key)
             if hit is not None:
@@ -781,9 +803,40 @@ class SymbolicScope:
         return msg
 
     def _check_satisfiable(self) -> None:
+        """Raise UnsatisfiableConstraintsError for constraints proved
+        contradictory.  A cheap valuation that satisfies them settles it
+        without the decision procedure (built later, on the first query)."""
+        if self._at_ones(0) is not None:
+            return
+        for env in self._cheap_valuations():
+            memo: dict[Any, int | None] = {}
+            if all((v := _value_at(f, env, memo)) is not None and v >= 0
+                   for f, _ in self._facts()):
+                return
         d = self._decider()
         if d is not None:
             d.check_satisfiable()
+
+    def _cheap_valuations(self) -> list[dict[str, int]]:
+        """Valuations likely to satisfy the constraints: every variable at the
+        lower bound interval propagation gives it (``a >= b + 8``: a = 9,
+        b = 1), and those bounds rounded up to a multiple of the constraints'
+        divisors (``mod(a, 128) == 0``: a = 128); all twos."""
+        names: set[str] = set()
+        step = 1
+        for f, _ in self._facts():
+            if isinstance(f, DimExpr):
+                for a in f.atoms(recursive=True):
+                    if type(a) is Var:
+                        names.add(a.name)
+                    elif type(a) is FloorDiv and isinstance(a.den, int):
+                        step = math.lcm(step, a.den)
+        lows = {v: self.var_lower_bound(v) for v in sorted(names)}
+        out = [lows]
+        if 1 < step < 1 << 20:
+            out.append({v: -(-x // step) * step for v, x in lows.items()})
+        out.append(dict.fromkeys(lows, 2))
+        return out
 
     def symbolic_shape(self, spec: str | None, *, like: Sequence[int | None] | None = None
                        ) -> tuple[DimExpr | int, ...]:
@@ -796,11 +849,13 @@ _DECIDER_CLASS: list[Any] = []
 
 
 _CMP_CACHE_MAX = 100_000
+_ONES: dict[str, int] = {}  # the valuation where every variable is 1
 
 
-def _value_at_ones(e: DimExpr | int, memo: dict[Any, int | None]) -> int | None:
-    """Value of ``e`` with every variable 1 (None where a divisor is 0 there);
-    ``memo`` caches the atoms."""
+def _value_at(e: DimExpr | int, env: dict[str, int], memo: dict[Any, int | None]
+              ) -> int | None:
+    """Value of ``e`` where each variable has its value in ``env`` (1 when
+    missing), None where a divisor is 0 there; ``memo`` caches the atoms."""
     if type(e) is int:
         return e
     assert isinstance(e, DimExpr)
@@ -809,10 +864,13 @@ def _value_at_ones(e: DimExpr | int, memo: dict[Any, int | None]) -> int | None:
         p = c
         for a, k in m:
             if type(a) is Var:
-                continue  # 1**k
+                x = env.get(a.name, 1)
+                if x != 1:
+                    p *= x ** k
+                continue
             v = memo.get(a, _UNSET)
             if v is _UNSET:
-                v = fold_atoms(a, memo, partial(_atom_at_ones, memo), _compound_children)
+                v = fold_atoms(a, memo, partial(_atom_at, env, memo), _compound_children)
             if v is None:
                 return None
             p *= v ** k
@@ -828,10 +886,10 @@ def _compound_children(a: Atom) -> list[Atom]:
     return [b for b in atom_children(a) if type(b) is not Var]
 
 
-def _atom_at_ones(memo: dict[Any, int | None], a: Atom) -> int | None:
-    """Value of a floordiv or max atom with every variable 1; the atoms of its
-    operands are in ``memo``."""
-    vals = [_value_at_ones(o, memo) for o in a.operands]
+def _atom_at(env: dict[str, int], memo: dict[Any, int | None], a: Atom) -> int | None:
+    """Value of a floordiv or max atom at ``env``; the atoms of its operands
+    are in ``memo``."""
+    vals = [_value_at(o, env, memo) for o in a.operands]
     if None in vals:
         return None
     if type(a) is FloorDiv:

@@ -8,6 +8,7 @@ import pytest
 
 import symshape
 from symshape import (
+    DimExpr,
     InconclusiveDimensionOperation,
     ParseError,
     ScopeMismatchError,
@@ -15,6 +16,7 @@ from symshape import (
     UnsatisfiableConstraintsError,
     symbolic_shape,
 )
+from symshape.expr import floordiv, mod
 
 
 def test_symbolic_shape_basic_forms() -> None:
@@ -174,36 +176,51 @@ def test_scope_repr_mentions_constraints_and_location() -> None:
     assert scope.constraint_texts == ("a >= b + 8", "mod(b, 4) == 0")
 
 
-def test_symbolic_divisor_domain_condition() -> None:
-    # JAX accepts a divisor that may be 0 for some valuations; the scope records
-    # that it must be >= 1 for the expression to be defined.
+def test_symbolic_divisor_domain_condition_is_a_hypothesis_of_the_query() -> None:
+    # JAX accepts a divisor that may be 0 for some valuations: the expression is
+    # defined where the divisor is >= 1, a hypothesis of each query that
+    # mentions it, never a fact of the scope.
     shape = symbolic_shape("a, b, mod(b, floordiv(a, 2))")
-    a = shape[0]
-    assert a >= 2
+    a, r = shape[0], shape[2]
+    assert isinstance(a, DimExpr) and isinstance(r, DimExpr)
+    with pytest.raises(InconclusiveDimensionOperation):
+        _ = a >= 2  # does not mention the division
+    assert (r >= 0) is True
+    assert (r <= floordiv(a, 2) - 1) is True  # uses floordiv(a, 2) >= 1
+    assert symshape.prove("mod(b, floordiv(a, 2)) < floordiv(a, 2)").proved
 
 
-def test_cached_comparisons_follow_new_domain_conditions() -> None:
-    """A comparison answered before a symbolic divisor added its domain
-    condition is answered again afterwards, with the new fact."""
-    from symshape.expr import floordiv, mod
-    a, b = symbolic_shape("a, b")
+def test_building_a_division_changes_no_other_answer() -> None:
+    """The determinism bug of the first engine: a division by a possibly-zero
+    divisor recorded ``divisor >= 1`` for the whole scope, so answers, canonical
+    forms and shape checks changed after it was merely built."""
+    s = SymbolicScope()
+    a, b = symbolic_shape("a, b", scope=s)
     half = floordiv(a, 2)
+    m1 = symshape.max_dim(b, 2)
     for _ in range(2):  # the second time from the cache
-        with pytest.raises(symshape.InconclusiveDimensionOperation):
+        with pytest.raises(InconclusiveDimensionOperation):
             _ = half >= 1
-        assert (a * b >= a) is True
-    mod(b, half)  # only defined where floordiv(a, 2) >= 1: the scope records it
-    assert (half >= 1) is True
+        with pytest.raises(InconclusiveDimensionOperation):
+            _ = b >= 2
+    _ = a // (b - 1)
+    _ = mod(b, half)
+    assert symshape.prove("a // (b - 1) >= 0", scope=s).proved
+    m2 = symshape.max_dim(b, 2)
+    assert m1 == m2 and str(m2) == "max(b, 2)"
+    with pytest.raises(InconclusiveDimensionOperation):
+        _ = half >= 1
+    with pytest.raises(InconclusiveDimensionOperation):
+        _ = b >= 2
     assert (a * b >= a) is True
-    a.scope.clear_caches()
-    assert (half >= 1) is True
+    assert symshape.ShapeCheck(["a, b"], scope=s).solve([(3, 1)]) == {"a": 3, "b": 1}
 
 
 def test_proved_numerators_answer_quotient_comparisons_without_a_search(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Once ``N >= 0`` is proved, ``floordiv(N, k) >= 0`` needs no new search
-    (the pattern of ``canonicalize_slice``); a numerator never proved still
-    goes to the decision procedure, and the canonical forms do not change."""
+    (the pattern of ``canonicalize_slice``: the numerator's answer is cached);
+    the canonical forms do not change."""
     from symshape.decision import engine
     a, b = symbolic_shape("a, b")
     n = symshape.min_dim(a, b) - symshape.min_dim(b, 2) + 3

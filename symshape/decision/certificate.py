@@ -40,7 +40,7 @@ from symshape.expr import DimExpr, FloorDiv, Max0, Var
 # Fact kinds.
 AXIOM_KINDS = ("var", "fd_lo", "fd_hi", "fd_den", "max_ge0", "max_ge_arg")
 KINDS = AXIOM_KINDS + ("fd_lb", "fd_ub", "constraint", "implicit", "hyp", "case",
-                       "product", "combo", "lemma")
+                       "product", "combo", "lemma", "square", "fd_mono")
 
 
 class CertificateError(SymshapeError):
@@ -82,7 +82,38 @@ class Fact:
         return k
 
     def __repr__(self) -> str:
-        return f"Fact({self.poly!r} >= 0, {self.kind})"
+        """``Fact(a*b - 1 >= 0, from constraint 'a*b >= 1')``: the polynomial as
+        the expression printer writes it, then where the fact comes from."""
+        # Imported here: explain imports this module.  Its renderer holds the one
+        # wording of each reason; derived facts get a summary instead of their
+        # labels ("see L3"), which mean nothing outside a rendered proof.
+        from symshape.decision.explain import _Renderer
+        # Facts do not hold their scope; the printer needs it only for floordiv
+        # and max atoms, and those carry it in their operands.
+        operands: list[DimExpr | int] = []
+        for a in P.atoms_of(self.poly):
+            if isinstance(a, Max0):
+                operands.append(a.arg)
+            elif isinstance(a, FloorDiv):
+                operands += (a.num, a.den)
+        render = _Renderer(next((x.scope for x in operands if isinstance(x, DimExpr)), None))
+        kind = self.kind
+        if kind == "constraint":
+            why = f"from constraint {self.note!r}"
+        elif kind == "product":
+            why = "product of 2 facts"
+        elif kind == "combo":
+            why = f"sum of {len(self.premises)} facts"
+            if self.divisor > 1:
+                why += f", divided by {self.divisor} and rounded down"
+        elif kind in ("fd_lb", "fd_ub"):
+            side = "lower" if kind == "fd_lb" else "upper"
+            why = f"{side} bound of {render.atom(self.atom)}"
+        elif kind == "lemma":
+            why = "lemma, proved by its own refutation"
+        else:
+            why = render.reason(self)
+        return f"Fact({render.text(self.poly)} >= 0, {why})"
 
 
 # ---------------------------------------------------------------------------
@@ -151,6 +182,18 @@ def combo_poly(premises: Sequence[Fact], mults: Sequence[int], divisor: int) -> 
 def make_axiom(kind: str, atom: Any) -> Fact:
     """An axiom fact about ``atom``."""
     return Fact(axiom_poly(kind, atom), kind, atom=atom)
+
+
+def make_fd_mono(low: Any, high: Any, premise: Fact) -> Fact:
+    """``high - low >= 0`` for ``low = floordiv(n1, d)``, ``high = floordiv(n2, d)``
+    from ``premise``: ``n2 - n1 >= 0`` (floor division by ``d >= 1`` is monotone)."""
+    return Fact({P.atom_mono(high): 1, P.atom_mono(low): -1}, "fd_mono", atom=(low, high),
+                premises=(premise,))
+
+
+def make_square(base: Poly) -> Fact:
+    """``base**2 >= 0`` (``base`` is kept in the fact's ``atom`` slot)."""
+    return Fact(P.mul(base, base), "square", atom=dict(base))
 
 
 def make_product(f1: Fact, f2: Fact) -> Fact:
@@ -399,6 +442,22 @@ class _Checker:
             if id(f) not in ctx:
                 raise CertificateError(f"{kind} fact used outside its scope")
             expect = f.poly
+        elif kind == "fd_mono":
+            low, high = f.atom
+            if type(low) is not FloorDiv or type(high) is not FloorDiv or \
+                    low.den != high.den or len(f.premises) != 1:
+                raise CertificateError("monotonicity of floordiv needs two quotients "
+                                       "by the same divisor")
+            prem = f.premises[0]
+            self.fact(prem, ctx)
+            if prem.poly != P.add(P.from_expr(high.num), P.from_expr(low.num), -1):
+                raise CertificateError("monotonicity of floordiv: the premise does not "
+                                       "order the numerators")
+            expect = {P.atom_mono(high): 1, P.atom_mono(low): -1}
+        elif kind == "square":
+            if not isinstance(f.atom, dict):
+                raise CertificateError("a square needs its base polynomial")
+            expect = P.mul(f.atom, f.atom)
         elif kind == "product":
             if len(f.premises) != 2:
                 raise CertificateError("a product needs two premises")

@@ -26,20 +26,22 @@ import zlib
 from collections.abc import Sequence
 from typing import Any
 
+from symshape.decision import minimize
 from symshape.decision import poly as P
 from symshape.decision.certificate import (
     Certificate,
     Fact,
+    Leaf,
     Link,
     Refutation,
     facts_in,
-    iter_leaves,
+    make_combo,
     required_hypotheses,
 )
 from symshape.decision.linearize import Linearizer
 from symshape.decision.poly import Poly
 from symshape.decision.search import Model, Refuted, Result, Search, Unknown
-from symshape.decision.simplex import Budget
+from symshape.decision.simplex import DEFAULT_LIMITS, Budget, Limits
 from symshape.decision.verdict import Status, Verdict, format_valuation
 from symshape.errors import UnsatisfiableConstraintsError
 from symshape.expr import Atom, DimExpr, FloorDiv, Max0, Var, atom_children, fold_atoms
@@ -53,10 +55,10 @@ LEMMA_BUDGET = (3_000, 40)
 BOUNDS_BUDGET = (120_000, 3000)  # for each side of bounds(), all steps together
 BOUNDS_STEPS = 80
 CACHE_MAX = 200_000
-# Learned valuations with values beyond this stay out of the pool.
-_REMEMBER_MAX = 1 << 128
+# Valuations tried when the searches run out of budget (see _small_points).
+SMALL_POINTS = 400
+SMALL_POINTS_WORK = 40_000  # terms evaluated in all
 POOL_FREE_SEEDS = 10
-POOL_MAX = 48
 
 _MISSING: Any = object()
 
@@ -278,11 +280,12 @@ class Decider:
             self._samples = Pool(_FREE_POINTS, self.lin.sub_atoms)
 
     def _reset(self) -> None:
+        self._domains: dict[Atom, Poly] = {}
         self._dcache: dict[DimExpr, bool | None] = {}
         self._ocache: dict[DimExpr, int] = {}
         self._evidence: dict[DimExpr, _Outcome] = {}
         self._etexts: dict[tuple[str, Any, Any], str] = {}
-        self._bcache: dict[DimExpr, tuple[Bound, Bound]] = {}
+        self._bcache: dict[tuple[DimExpr, float], tuple[Bound, Bound]] = {}
         self._vcache: dict[Any, _Outcome] = {}
         self._pcache: dict[Any, _Outcome] = {}
         self._lemmas: dict[Any, Fact | None] = {}
@@ -291,7 +294,6 @@ class Decider:
         self._checks: list[Poly] | None = None
         self._cvars: tuple[str, ...] | None = None
         self._pool: Pool | None = None
-        self._learned = 0
 
     def _constraint_polys(self) -> list[Poly]:
         c = self._checks
@@ -328,6 +330,26 @@ class Decider:
                 pool = self._pool
         return pool
 
+    def _cheap_candidates(self) -> list[dict[str, int]]:
+        """Valuations of the constraint variables likely to satisfy the
+        constraints, each checked exactly by the caller before any search:
+        all ones, all twos, every variable at the lower bound that interval
+        propagation gives it (``a >= b + 8``: a = 9, b = 1), and those bounds
+        rounded up to a multiple of the constraints' divisors (``mod(a, 128)
+        == 0``: a = 128)."""
+        cvars = self.constraint_vars()
+        out = [dict.fromkeys(cvars, 1), dict.fromkeys(cvars, 2)]
+        lows = {v: self.scope.var_lower_bound(v) for v in cvars}
+        if any(x > 1 for x in lows.values()):
+            out.append(lows)
+        step = 1
+        for a in self.lin.closure(self._constraint_polys()):
+            if type(a) is FloorDiv and isinstance(a.den, int):
+                step = math.lcm(step, a.den)
+        if step > 1 and step < 1 << 20:
+            out.append({v: -(-x // step) * step for v, x in lows.items()})
+        return out
+
     def _initial_pool(self) -> tuple[Point, ...]:
         cvars = self.constraint_vars()
         if not self._constraint_polys():
@@ -341,8 +363,10 @@ class Decider:
                 keys.add(k)
                 models.append(env)
 
-        for base in (1, 2):
-            add({v: base for v in cvars})
+        for env in self._cheap_candidates():
+            add(env)
+            if models:
+                break
         if not models:
             m = self._find_model()
             if m is not None:
@@ -360,27 +384,43 @@ class Decider:
             return ()
         return tuple(self._point(models[i % len(models)], i) for i in range(n))
 
-    def _remember(self, env: dict[str, int]) -> Point:
-        pt = self._point(dict(env), 0)
-        if any(abs(v) > _REMEMBER_MAX for v in env.values()):
-            return pt  # evidence for now; too big to evaluate every later claim at
-        with self._lock:
-            pts = self._get_pool().points
-            self._learned += 1
-            if len(pts) >= POOL_MAX:
-                pts = pts[:POOL_FREE_SEEDS] + pts[POOL_FREE_SEEDS + 1:]
-            self._pool = Pool(pts + (pt,), self.lin.sub_atoms)
-        return pt
+    def _verified_point(self, env: dict[str, int]) -> Point:
+        """A verified valuation found by a search, as evidence of one answer.
 
-    def _find_model(self) -> dict[str, int] | None:
-        r = self._search([], DECIDE_BUDGET)
+        It is not added to the pool: the pool is fixed when the scope is
+        built, so that no answer depends on which queries came before.
+        """
+        return self._point(dict(env), 0)
+
+    def _find_model(self, hyps: Sequence[Poly] = ()) -> dict[str, int] | None:
+        r = self._search(hyps, DECIDE_BUDGET)
         return r.env if isinstance(r, Model) else None
+
+    def domain(self, polys: Sequence[Poly]) -> list[Poly]:
+        """``den - 1 >= 0`` for every symbolic divisor of the atoms of ``polys``:
+        where an expression of a query is defined (a hypothesis of that query,
+        never a fact of the scope)."""
+        out: list[Poly] = []
+        cache = self._domains
+        for a in self.lin.closure(polys):
+            if type(a) is FloorDiv and isinstance(a.den, DimExpr):
+                d = cache.get(a)
+                if d is None:
+                    d = cache[a] = P.add(P.from_expr(a.den), P.const(-1))
+                out.append(d)
+        return out
 
     def _split_pool(self, links: Sequence[tuple[str, Poly]]) -> tuple[Point | None, Point | None]:
         pool = self._get_pool()
         if not pool.points:
             return None, None
         truth: list[bool] | None = None
+        # Points where a divisor of the query is 0 are not valuations of the query.
+        for d in self.domain([d for _, d in links]):
+            t = [v >= 0 for v in pool.values(d)]
+            truth = t if truth is None else [x and y for x, y in zip(truth, t, strict=True)]
+        defined = truth
+        truth = None
         for op, d in links:
             vals = pool.values(d)
             if op == ">=":
@@ -392,7 +432,9 @@ class Decider:
             truth = t if truth is None else [x and y for x, y in zip(truth, t, strict=True)]
         assert truth is not None
         holds = fails = None
-        for pt, ok in zip(pool.points, truth, strict=True):
+        for i, (pt, ok) in enumerate(zip(pool.points, truth, strict=True)):
+            if defined is not None and not defined[i]:
+                continue
             if ok:
                 if holds is None:
                     holds = pt
@@ -402,9 +444,11 @@ class Decider:
 
     # -- searches ----------------------------------------------------------------
     def _accept(self, hyps: Sequence[Poly]) -> Any:
+        checks = list(hyps) + self.domain(hyps)
+
         def accept(env: dict[str, int]) -> bool:
             pt = self._point(env)
-            return self._valid(pt) and all(pt.poly(h) >= 0 for h in hyps)
+            return self._valid(pt) and all(pt.poly(h) >= 0 for h in checks)
         return accept
 
     def _search(self, hyp_polys: Sequence[Poly], budget: tuple[int, int] | Budget,
@@ -412,13 +456,18 @@ class Decider:
         return self._search_with(hyp_polys, budget, note)[1]
 
     def _search_with(self, hyp_polys: Sequence[Poly], budget: tuple[int, int] | Budget,
-                     note: str) -> tuple[list[Fact], Result]:
+                     note: str, limits: Limits = DEFAULT_LIMITS) -> tuple[list[Fact], Result]:
         """One search over the scope's facts and ``hyp_polys``; also the
-        hypothesis facts, which a refutation's certificate refers to."""
+        hypothesis facts, which a refutation's certificate refers to.  The
+        axioms of the atoms of ``hyp_polys`` include ``den >= 1`` for their
+        symbolic divisors: the search only considers valuations where the
+        query is defined."""
         with self._lock:
-            facts = self.lin.facts(hyp_polys)
             hyps = [Fact(h, "hyp", note=note) for h in hyp_polys]
-            b = budget if isinstance(budget, Budget) else Budget(*budget)
+            b = budget if isinstance(budget, Budget) else limits.budget(budget)
+            if _too_large(hyp_polys, b):
+                return hyps, Unknown("work budget: the claim has too many terms")
+            facts = self.lin.facts(hyp_polys)
             return hyps, Search(facts, hyps, b, self._accept(hyp_polys)).run()
 
     def _probe(self, f: Poly) -> list[int]:
@@ -432,71 +481,187 @@ class Decider:
         if k in self._lemmas:
             return self._lemmas[k]
         neg = P.add(P.scale(target, -1), P.const(-1))
-        facts = self.lin.facts([neg], level)
         hyp = Fact(neg, "hyp", note="negated lemma")
-        r = Search(facts, [hyp], Budget(*LEMMA_BUDGET)).run()
+        budget = Budget(*LEMMA_BUDGET)
         out = None
+        if _too_large([neg], budget):
+            self._lemmas[k] = None
+            return None
+        facts = self.lin.facts([neg], level)
+        r = Search(facts, [hyp], budget).run()
         if isinstance(r, Refuted):
             out = Fact(target, "lemma", proof=Refutation([hyp], r.tree))
         self._lemmas[k] = out
         return out
 
-    def _decide(self, links: Sequence[Link], claim: str,
-                budget: tuple[int, int]) -> _Outcome:
-        """Prove or refute the conjunction of ``links``, with evidence."""
+    def _decide(self, links: Sequence[Link], claim: str, budget: tuple[int, int],
+                limits: Limits = DEFAULT_LIMITS, thorough: bool = True) -> _Outcome:
+        """Prove or refute the conjunction of ``links``, with evidence.
+
+        Inconclusive needs both a valuation where the claim holds and one
+        where it fails; when a search runs out of budget first, the answer is
+        undecided (with whatever evidence was found), unless ``thorough`` and
+        the missing valuation is a small one.  Comparisons are not thorough:
+        for them inconclusive and undecided are the same answer.
+        """
         plain = [(op, d) for op, d, _ in links]
         holds, fails = self._split_pool(plain)
         if holds is not None and fails is not None:
-            return _Outcome(Status.INCONCLUSIVE, holds, fails, None,
-                            "it holds for some valuations and fails for others")
+            return _Outcome(Status.INCONCLUSIVE, holds, fails, None, _DEPENDS)
         reason = ""
         tried_prove = False
         if fails is None:
             tried_prove = True
-            cert, ev, why = self._attempt(links, claim, "proved", budget)
+            limits.what = "proving the claim"
+            cert, ev, why = self._attempt(links, claim, "proved", budget, limits)
             if cert is not None:
                 return _Outcome(Status.PROVED, holds, None, cert, "")
             if ev is not None:
                 fails = ev
             reason = why
         if holds is None:
-            cert, ev, why = self._attempt(links, claim, "refuted", budget)
+            limits.what = "refuting the claim"
+            cert, ev, why = self._attempt(links, claim, "refuted", budget, limits)
             if cert is not None:
                 if fails is None:
-                    pts = self._get_pool().points
-                    if pts:
-                        fails = pts[0]
-                    else:
-                        m = self._find_model()
-                        fails = self._point(m) if m is not None else None
+                    m = self._find_model(self.domain([d for _, d, _ in links]))
+                    fails = self._point(m) if m is not None else None
                 return _Outcome(Status.REFUTED, None, fails, cert, "")
             if ev is not None:
                 holds = ev
             reason = reason or why
             if fails is None and not tried_prove:
-                cert, ev, why = self._attempt(links, claim, "proved", budget)
+                limits.what = "proving the claim"
+                cert, ev, why = self._attempt(links, claim, "proved", budget, limits)
                 if cert is not None:
                     return _Outcome(Status.PROVED, holds, None, cert, "")
                 fails = ev
+                reason = reason or why
+        if thorough and (holds is None or fails is None):
+            # The searches ran out of budget: look for the missing evidence
+            # among all small valuations (whole levels of the largest value,
+            # so the set looked at does not depend on the variables' names).
+            limits.what = "looking for small valuations"
+            h2, f2 = self._small_points(links, want_holds=holds is None,
+                                        want_fails=fails is None)
+            holds = holds or h2
+            fails = fails or f2
         if holds is not None and fails is not None:
-            return _Outcome(Status.INCONCLUSIVE, holds, fails, None,
-                            "it holds for some valuations and fails for others")
-        return _Outcome(Status.INCONCLUSIVE, holds, fails, None,
+            return _Outcome(Status.INCONCLUSIVE, holds, fails, None, _DEPENDS)
+        return _Outcome(Status.UNDECIDED, holds, fails, None,
                         reason or "undecided within the work budget")
 
+    def _small_points(self, links: Sequence[Link], want_holds: bool, want_fails: bool
+                      ) -> tuple[Point | None, Point | None]:
+        """Valid valuations with every value in ``1..K`` where the conjunction
+        of ``links`` holds / fails, for the largest ``K`` whose whole grid fits
+        in :data:`SMALL_POINTS`."""
+        polys = [d for _, d, _ in links]
+        names = sorted({a.name for a in self.lin.closure(polys) if type(a) is Var}
+                       | set(self.constraint_vars()))
+        n = len(names)
+        if n == 0:
+            return None, None
+        # Each point costs an evaluation of the claim and the constraints.
+        size = sum(len(d) for d in polys) + sum(len(c) for c in self._constraint_polys())
+        cap = min(SMALL_POINTS, SMALL_POINTS_WORK // max(size, 1))
+        if cap < 1:
+            return None, None
+        top = 1
+        while (top + 1) ** n <= cap:
+            top += 1
+        dom = self.domain(polys)
+        holds = fails = None
+        for level in range(1, top + 1):
+            for total in range(level + n - 1, n * level + 1):
+                for vals in minimize.level_tuples(n, level, total):
+                    pt = self._point(dict(zip(names, vals, strict=True)))
+                    if not self._valid(pt) or any(pt.poly(h) < 0 for h in dom):
+                        continue
+                    ok = all(_link_holds(op, pt.poly(d)) for op, d, _ in links)
+                    if ok and want_holds and holds is None:
+                        holds = pt
+                    if not ok and want_fails and fails is None:
+                        fails = pt
+                    if (holds is not None or not want_holds) and \
+                            (fails is not None or not want_fails):
+                        return holds, fails
+        return holds, fails
+
+    def _interval_outcome(self, links: Sequence[Link], claim: str) -> _Outcome | None:
+        """A proof or refutation from interval bounds alone, when they settle
+        the claim: cheap, and as strong as the comparison operators (which
+        answer from the same intervals).  The certificate combines the
+        monomials' bound facts (see :meth:`Linearizer.mono_bounds`)."""
+        cert = self._interval_certificate(links, claim, "proved")
+        if cert is not None:
+            return _Outcome(Status.PROVED, None, None, cert, _BY_INTERVALS)
+        cert = self._interval_certificate(links, claim, "refuted")
+        if cert is not None:
+            polys = [d for _, d, _ in links]
+            pts = self._get_pool().points
+            m = None if pts else self._find_model(self.domain(polys))
+            fails = pts[0] if pts else (self._point(m) if m is not None else None)
+            return _Outcome(Status.REFUTED, None, fails, cert, _BY_INTERVALS)
+        return None
+
+    def _interval_certificate(self, links: Sequence[Link], claim: str,
+                              polarity: str) -> Certificate | None:
+        """Refute each hypothesis set of ``polarity`` by one hypothesis ``h``
+        whose interval upper bound is negative: the bound facts of the
+        monomials of ``-h`` add up to ``-h - L >= 0`` with ``L >= 1``."""
+        refs: list[Refutation] = []
+        note = "negated claim" if polarity == "proved" else "claim"
+        for hyp_set in required_hypotheses(links, polarity):
+            hyps = [Fact(h, "hyp", note=note) for h in hyp_set]
+            leaf = None
+            for hf in hyps:
+                if self.scope._sum_interval(hf.poly)[1] >= 0:
+                    continue
+                f = self._bound_sum(P.scale(hf.poly, -1))
+                if f is None:
+                    continue
+                cand = Leaf([(1, f), (1, hf)])
+                total = cand.total()
+                if P.is_constant(total) and P.constant(total) < 0:
+                    leaf = cand
+                    break
+            if leaf is None:
+                return None
+            refs.append(Refutation(hyps, leaf))
+        return Certificate(claim, links, polarity, refs, self.scope)
+
+    def _bound_sum(self, p: Poly) -> Fact | None:
+        """``p - L >= 0`` for the interval lower bound ``L`` of ``p``: the sum of
+        the lower bound facts of its positive terms and the upper bound facts
+        of its negative ones (None when one is missing)."""
+        prems: list[Fact] = []
+        mults: list[int] = []
+        for m, c in p.items():
+            if not m:
+                continue
+            lo, hi = self.lin.mono_bounds(m)
+            f = lo if c > 0 else hi
+            if f is None:
+                return None
+            prems.append(f)
+            mults.append(abs(c))
+        return make_combo(prems, mults) if prems else None
+
     def _attempt(self, links: Sequence[Link], claim: str, polarity: str,
-                 budget: tuple[int, int]) -> tuple[Certificate | None, Point | None, str]:
+                 budget: tuple[int, int], limits: Limits = DEFAULT_LIMITS
+                 ) -> tuple[Certificate | None, Point | None, str]:
         """Refute every hypothesis set needed for ``polarity``; or return the
         evidence (a verified valuation) that shows it is impossible."""
         refs: list[Refutation] = []
         note = "negated claim" if polarity == "proved" else "claim"
         for hyp_set in required_hypotheses(links, polarity):
-            hyps, r = self._search_with(hyp_set, budget, note)
+            hyps, r = self._search_with(hyp_set, budget, note, limits)
             if isinstance(r, Refuted):
                 refs.append(Refutation(hyps, r.tree))
                 continue
             if isinstance(r, Model):
-                return None, self._remember(r.env), ""
+                return None, self._verified_point(r.env), ""
             return None, None, _unknown_reason(r)
         return Certificate(claim, links, polarity, refs, self.scope), None, ""
 
@@ -518,11 +683,6 @@ class Decider:
         if r is None and len(self._evidence) < CACHE_MAX:
             self._evidence[e] = out
         return r
-
-    def proved_ge0(self, e: DimExpr) -> bool:
-        """True if ``e >= 0`` was already proved (a cache lookup, no new work).
-        An answer stays sound after new implicit facts: they only add facts."""
-        return self._dcache.get(e) is True
 
     def decide_order(self, e: DimExpr) -> int:
         """1 if ``e >= 0`` is proved, -1 if ``e <= 0`` is proved, else 0 (what
@@ -548,32 +708,79 @@ class Decider:
         key = tuple((op, P.hkey(d)) for op, d, _ in links)
         out = self._vcache.get(key)
         if out is None:
-            out = self._decide(links, claim, budget)
+            out = self._decide(links, claim, budget, thorough=False)
             if len(self._vcache) < CACHE_MAX:
                 self._vcache[key] = out
         return out
 
     def prove_links(self, links: Sequence[Link], claim: str, names: Sequence[str],
-                    budget: tuple[int, int] = PROVE_BUDGET) -> Verdict:
+                    budget: tuple[int, int] = PROVE_BUDGET,
+                    limits: Limits = DEFAULT_LIMITS) -> Verdict:
         """Decide the conjunction of ``links`` (``(op, d, text)``: ``d op 0``)."""
         self._sync()
-        key = (tuple((op, P.hkey(d)) for op, d, _ in links), budget)
+        key = (tuple((op, P.hkey(d)) for op, d, _ in links), budget, limits.scale)
         out = self._pcache.get(key)
         if out is None:
-            out = self._decide(links, claim, budget)
-            if len(self._pcache) < CACHE_MAX:
+            out = self._interval_outcome(links, claim)
+        if out is None:
+            out = self._decide(links, claim, budget, limits)
+            # An answer cut short by the clock is not the answer to the query.
+            if len(self._pcache) < CACHE_MAX and \
+                    not (limits.timed and out.status is Status.UNDECIDED):
                 self._pcache[key] = out
-        cert = out.cert
-        if cert is not None and cert.claim != claim:
-            cert = Certificate(claim, links, cert.polarity, cert.refutations, self.scope)
         allnames = sorted(set(names) | set(self.constraint_vars()))
-        return Verdict(
-            claim=claim, status=out.status,
-            counterexample=out.fails.report(allnames) if out.fails is not None else None,
-            witness=out.holds.report(allnames)
-            if out.holds is not None and out.status is Status.INCONCLUSIVE else None,
-            certificate=cert, reason=out.reason,
-            constraints=tuple(self.scope.constraint_texts))
+        return Verdict(claim, out.status, reason=out.reason if out.status in _OPEN else "",
+                       constraints=tuple(self.scope.constraint_texts),
+                       certify=None if out.cert is None else
+                       lambda: self.certificate(links, claim, out, budget),
+                       evidence=lambda: self.evidence(links, out, allnames))
+
+    def certificate(self, links: Sequence[Link], claim: str, out: _Outcome,
+                    budget: tuple[int, int]) -> Certificate:
+        """The certificate of a decided outcome, for ``claim``.  A claim the
+        intervals settled is proved again by the search when the certificate
+        is first read: that proof cites the constraints it uses, where the
+        interval certificate goes through the bounds of every monomial; the
+        interval certificate stays the answer when the search runs out."""
+        cert = out.cert
+        assert cert is not None
+        if out.reason == _BY_INTERVALS:
+            better, _, _ = self._attempt(links, claim, cert.polarity, budget)
+            if better is not None:
+                return better
+        if cert.claim != claim:
+            cert = Certificate(claim, links, cert.polarity, cert.refutations, self.scope)
+        return cert
+
+    def evidence(self, links: Sequence[Link], out: _Outcome, names: Sequence[str]
+                 ) -> tuple[dict[str, int] | None, dict[str, int] | None]:
+        """The smallest counterexample and witness of ``links`` (see
+        :mod:`minimize`), starting from the valuations the decision found."""
+        cex = wit = None
+        if out.fails is not None:
+            cex = self.smallest(links, "proved", out.fails.report(names), names)
+        if out.holds is not None and out.status in _OPEN:
+            wit = self.smallest(links, "refuted", out.holds.report(names), names)
+        return cex, wit
+
+    def smallest(self, links: Sequence[Link], polarity: str, start: dict[str, int],
+                 names: Sequence[str]) -> dict[str, int]:
+        """The smallest valuation of ``names`` refuting the hypotheses that
+        ``polarity`` needs refuted: a counterexample for "proved", a witness
+        for "refuted".  ``start`` is a verified one."""
+        def find(hyps: list[Poly]) -> dict[str, int] | None | bool:
+            r = self._search(hyps, DECIDE_BUDGET)
+            if isinstance(r, Model):
+                return r.env
+            return None if isinstance(r, Refuted) else False
+
+        def check(hyps: list[Poly], env: dict[str, int]) -> bool:
+            pt = self._point(env)
+            return self._valid(pt) and all(pt.poly(h) >= 0 for h in (*hyps, *self.domain(hyps)))
+
+        best = minimize.smallest(names, required_hypotheses(links, polarity), [start],
+                                 find, check)
+        return best if best is not None else start
 
     def prove_ge0(self, e: DimExpr | int) -> Verdict:
         """A :class:`Verdict` for ``e >= 0``."""
@@ -582,32 +789,40 @@ class Decider:
         names = sorted(e.free_vars) if isinstance(e, DimExpr) else []
         return self.prove_links([(">=", d, text)], text, names)
 
-    def bounds(self, e: DimExpr | int) -> tuple[Bound, Bound]:
+    def bounds(self, e: DimExpr | int, limits: Limits = DEFAULT_LIMITS) -> tuple[Bound, Bound]:
         """Sound bounds of ``e`` over the valid valuations; tight for the linear
         fragment (up to the work budget)."""
         if isinstance(e, int):
             return e, e
         self._sync()
-        r = self._bcache.get(e)
+        key = (e, limits.scale)
+        r = self._bcache.get(key)
         if r is not None:
             return r
         p = P.from_expr(e)
         lo_i, hi_i = self.scope._interval(e)
         with self._lock:
-            lo = self._tight_lower(p, lo_i, Budget(*BOUNDS_BUDGET))
-            hi = self._tight_lower(P.scale(p, -1), -hi_i, Budget(*BOUNDS_BUDGET))
+            limits.what = "searching for the lower bound"
+            lo = self._tight_lower(p, lo_i, limits.budget(BOUNDS_BUDGET))
+            limits.what = "searching for the upper bound"
+            hi = self._tight_lower(P.scale(p, -1), -hi_i, limits.budget(BOUNDS_BUDGET))
         r = (lo, -hi if hi != -math.inf else math.inf)
-        if len(self._bcache) < CACHE_MAX:
-            self._bcache[e] = r
+        if len(self._bcache) < CACHE_MAX and not limits.timed:
+            self._bcache[key] = r
         return r
 
     def _tight_lower(self, p: Poly, proven: Bound, budget: Budget) -> Bound:
         """The largest ``L`` with ``p >= L`` proved, searching down from values
-        achieved at valid valuations."""
+        achieved at valid valuations (where ``p`` is defined)."""
+        dom = self.domain([p])
         pool = self._get_pool()
         vals = pool.values(p)
+        if dom:
+            ok = [all(v >= 0 for v in col) for col in zip(*(pool.values(d) for d in dom),
+                                                            strict=True)]
+            vals = [v for v, good in zip(vals, ok, strict=True) if good]
         if not vals:
-            m = self._find_model()
+            m = self._find_model(dom)
             if m is None:
                 return proven
             vals = [self._point(m).poly(p)]
@@ -635,8 +850,7 @@ class Decider:
             if isinstance(r, Refuted):
                 proven = mid
             elif isinstance(r, Model):
-                pt = self._remember(r.env)
-                best = min(best, pt.poly(p))
+                best = min(best, self._verified_point(r.env).poly(p))
             else:
                 return proven
         return proven
@@ -677,9 +891,8 @@ class Decider:
         """Raise :class:`UnsatisfiableConstraintsError` if the constraints are
         proved contradictory."""
         self._sync()
-        cvars = self.constraint_vars()
-        for base in (1, 2):  # the cheap models first; the pool is built lazily
-            if self._valid(self._point({v: base for v in cvars})):
+        for env in self._cheap_candidates():  # the pool is built lazily
+            if self._valid(self._point(env)):
                 return
         if self._get_pool().points:
             return  # the pool holds valuations that satisfy every constraint
@@ -692,8 +905,6 @@ class Decider:
             raise UnsatisfiableConstraintsError(
                 f"unsatisfiable constraints: {listed} cannot all hold "
                 "(every dimension variable is an integer >= 1)")
-        if isinstance(r, Model):
-            self._remember(r.env)
 
     def explain_inconclusive(self, x: DimExpr | int, op: str, y: DimExpr | int) -> str:
         """``"\nIt holds for a = 3, b = 1 and fails for a = 1, b = 2."``"""
@@ -702,6 +913,20 @@ class Decider:
         text = self._etexts.get(ck)
         if text is not None:
             return text
+        d = P.add(P.from_expr(x), P.from_expr(y), -1)
+        if op == ">=":
+            link = (">=", d)
+        elif op == ">":
+            link = (">=", P.add(d, P.const(-1)))
+        elif op == "<=":
+            link = (">=", P.scale(d, -1))
+        elif op == "<":
+            link = (">=", P.add(P.scale(d, -1), P.const(-1)))
+        elif op == "==":
+            link = ("==", d)
+        else:
+            link = ("!=", d)
+        links = [(link[0], link[1], "")]
         out: _Outcome | None = None
         if op in (">=", ">", "<=", "<"):
             # the difference the scope decided: reuse its evidence
@@ -711,20 +936,13 @@ class Decider:
             if isinstance(e, DimExpr):
                 out = self._evidence.get(e)
         if out is None:
-            d = P.add(P.from_expr(x), P.from_expr(y), -1)
-            if op == ">=":
-                link = (">=", d)
-            elif op == ">":
-                link = (">=", P.add(d, P.const(-1)))
-            elif op == "<=":
-                link = (">=", P.scale(d, -1))
-            elif op == "<":
-                link = (">=", P.add(P.scale(d, -1), P.const(-1)))
-            elif op == "==":
-                link = ("==", d)
-            else:
-                link = ("!=", d)
-            out = self._outcome([(link[0], link[1], "")], "", DECIDE_BUDGET)
+            out = self._outcome(links, "", DECIDE_BUDGET)
+        if out.status is Status.UNDECIDED:
+            holds, fails = self._small_points(links, want_holds=out.holds is None,
+                                              want_fails=out.fails is None)
+            holds, fails = out.holds or holds, out.fails or fails
+            if holds is not None and fails is not None:
+                out = _Outcome(Status.INCONCLUSIVE, holds, fails, None, _DEPENDS)
         names: set[str] = set()
         for z in (x, y):
             if isinstance(z, DimExpr):
@@ -732,20 +950,40 @@ class Decider:
         shown = sorted(names)
         extra = [v for v in self.constraint_vars() if v not in names]
         shown += extra[: max(0, 12 - len(shown))]
+        cex, wit = self.evidence(links, out, sorted(names | set(self.constraint_vars())))
         parts = []
-        if out.holds is not None:
-            parts.append(f"holds for {format_valuation(out.holds.report(shown))}")
-        if out.fails is not None:
-            parts.append(f"fails for {format_valuation(out.fails.report(shown))}")
+        if wit is not None:
+            parts.append(f"holds for {format_valuation({n: wit[n] for n in shown})}")
+        if cex is not None:
+            parts.append(f"fails for {format_valuation({n: cex[n] for n in shown})}")
         if not parts:
             text = "\nNo valuation was found where it holds or fails within the work budget."
         else:
             text = "\nIt " + " and ".join(parts) + "."
-            if out.holds is None or out.fails is None:
+            if out.status is Status.UNDECIDED:
                 text += " (Undecided within the work budget.)"
         if len(self._etexts) < CACHE_MAX:
             self._etexts[ck] = text
         return text
+
+
+_BY_INTERVALS = "settled by interval bounds"
+_DEPENDS = "it holds for some valuations and fails for others"
+
+
+# Work units per monomial of a query that the setup of a search costs before
+# the search counts anything (facts of products, rows of the tableau): a claim
+# too large for its budget is undecided at once instead of after minutes.
+_SETUP_COST = 64
+
+
+def _too_large(polys: Sequence[Poly], budget: Budget) -> bool:
+    return sum(len(p) for p in polys) * _SETUP_COST > budget.max_work
+
+
+def _link_holds(op: str, v: int) -> bool:
+    return v >= 0 if op == ">=" else (v == 0 if op == "==" else v != 0)
+_OPEN = (Status.INCONCLUSIVE, Status.UNDECIDED)
 
 
 def _unknown_reason(r: Result) -> str:
@@ -758,9 +996,4 @@ def _unknown_reason(r: Result) -> str:
     return ""
 
 
-def leaves_count(cert: Certificate) -> int:
-    """Number of leaves of all refutation trees (for statistics)."""
-    return sum(sum(1 for _ in iter_leaves(r.tree)) for r in cert.refutations)
-
-
-__all__ = ["Decider", "Point", "free_value", "leaves_count"]
+__all__ = ["Decider", "Point", "free_value"]

@@ -48,6 +48,12 @@ class _Renderer:
 
     def reason(self, f: Fact) -> str:
         k = f.kind
+        if k == "square":
+            return f"the square of {self.text(f.atom)}"
+        if k == "fd_mono":
+            low, high = f.atom
+            return (f"{self.atom(high)} >= {self.atom(low)}: the same divisor, and "
+                    f"{self.ref(f.premises[0])} orders the numerators")
         a = self.atom(f.atom) if f.atom is not None else ""
         if k == "var":
             return f"{a} is a dimension variable"
@@ -146,6 +152,16 @@ def render_certificate(cert: Certificate) -> str:
     """The proof of ``cert`` as indented text."""
     r = _Renderer(cert.scope)
     want = required_hypotheses(cert.links, cert.polarity)
+    if all(P.is_constant(d) for _, d, _ in cert.links):
+        # Nothing symbolic is left: say why the sides reduce to constants, not
+        # the trivial arithmetic of the certificate (which check() verifies).
+        verdict = "holds" if cert.polarity == "proved" else "fails"
+        r.emit(0, f"Proof {'of' if cert.polarity == 'proved' else 'that'} {cert.claim}"
+                  f"{'' if cert.polarity == 'proved' else ' is false for every valid valuation'}:")
+        for _, _, text in cert.links:
+            r.emit(1, f"{text or cert.claim}: in canonical form the two sides differ by a "
+                      f"constant, so it {verdict} for every valuation.")
+        return "\n".join(r.lines)
     if cert.polarity == "proved":
         r.emit(0, f"Proof of {cert.claim} (each line is a fact 'p >= 0' with a multiplier; "
                   "the weighted sum is a negative constant, which is impossible):")

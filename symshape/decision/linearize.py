@@ -32,7 +32,9 @@ from symshape.decision.certificate import (
     make_axiom,
     make_combo,
     make_fd_bound,
+    make_fd_mono,
     make_product,
+    make_square,
 )
 from symshape.decision.poly import Poly
 from symshape.expr import Atom, DimExpr, FloorDiv, Max0, Mono, Var, atom_mono, mono_div
@@ -362,9 +364,35 @@ class Linearizer:
             if self.mono_depth(m) < level:
                 out.extend(self.mccormick(m))
         if level == INF:  # composite factors, for the query itself only
+            out.extend(self.monotone_facts(atoms))
             for f in facts:
                 out.extend(self.factor_facts(f.poly))
+                if f.kind == "hyp":
+                    out.extend(square_facts(f.poly))
             out.extend(self.equality_products(products))
+        return out
+
+    def monotone_facts(self, atoms: Iterable[Atom]) -> list[Fact]:
+        """``floordiv(n2, d) >= floordiv(n1, d)`` where a lemma proves
+        ``n2 >= n1``, for quotients by the same symbolic divisor: a step no
+        linear combination makes (it divides by ``d``)."""
+        groups: dict[Any, list[FloorDiv]] = {}
+        for a in atoms:
+            if type(a) is FloorDiv and isinstance(a.den, DimExpr):
+                groups.setdefault(a.den, []).append(a)
+        out: list[Fact] = []
+        for den in sorted(groups, key=lambda d: P.key(P.from_expr(d))):
+            quots = sorted(groups[den], key=P.atom_digest)
+            for i, q1 in enumerate(quots):
+                for q2 in quots[i + 1:]:
+                    if len(out) >= _MONOTONE_MAX:
+                        return out
+                    level = max(self.depth(q1), self.depth(q2))
+                    diff = P.add(P.from_expr(q2.num), P.from_expr(q1.num), -1)
+                    for low, high, d in ((q1, q2, diff), (q2, q1, P.scale(diff, -1))):
+                        lem = self.prove_lemma(d, level)
+                        if lem is not None:
+                            out.append(make_fd_mono(low, high, lem))
         return out
 
     def equality_products(self, products: Iterable[Mono]) -> list[Fact]:
@@ -516,6 +544,38 @@ class Linearizer:
             return base
         return base + canonical(more)
 
+
+def square_facts(p: Poly) -> list[Fact]:
+    """``(k*x - l*y)**2 >= 0`` for atoms ``x``, ``y`` whose squares and product
+    all occur in ``p`` (with ``k``, ``l`` from the square roots of their
+    coefficients, and ``k = l = 1``): what proves ``a^2 + b^2 >= 2*a*b``,
+    which no product of bounds gives."""
+    squares: dict[Atom, int] = {}
+    crosses: list[tuple[Atom, Atom]] = []
+    for m, c in p.items():
+        if len(m) == 1 and m[0][1] == 2:
+            squares[m[0][0]] = abs(c)
+        elif len(m) == 2 and m[0][1] == 1 and m[1][1] == 1:
+            crosses.append((m[0][0], m[1][0]))
+    out: list[Fact] = []
+    for x, y in crosses:
+        cx, cy = squares.get(x), squares.get(y)
+        if cx is None or cy is None:
+            continue
+        xm, ym = P.atom_mono(x), P.atom_mono(y)
+        bases = [{xm: 1, ym: -1}]
+        g = math.gcd(cx, cy)
+        k, l = math.isqrt(cx // g), math.isqrt(cy // g)
+        if (k, l) != (1, 1) and k * k * g == cx and l * l * g == cy:
+            bases.append({xm: k, ym: -l})
+        out.extend(make_square(b) for b in bases)
+        if len(out) >= _SQUARES_MAX:
+            break
+    return out
+
+
+_SQUARES_MAX = 8
+_MONOTONE_MAX = 6
 
 # At most this many equality-product facts per query (they grow the LP).
 _EQUALITY_PRODUCTS_MAX = 16

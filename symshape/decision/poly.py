@@ -15,7 +15,18 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from symshape.expr import _ONE, Atom, AttrMemo, DimExpr, Mono, Var, atom_mono, fold_atoms, mono_mul
+from symshape.expr import (
+    _ONE,
+    Atom,
+    AttrMemo,
+    DimExpr,
+    Mono,
+    Var,
+    atom_mono,
+    fold_atoms,
+    make_var,
+    mono_mul,
+)
 
 Poly = dict[Mono, int]
 
@@ -32,6 +43,11 @@ def from_expr(e: DimExpr | int) -> Poly:
 def const(c: int) -> Poly:
     """The constant polynomial ``c``."""
     return {ONE: c} if c else {}
+
+
+def var_mono(name: str) -> Mono:
+    """The degree-1 monomial of the dimension variable ``name``."""
+    return atom_mono(make_var(name))
 
 
 def mono(m: Mono, c: int = 1) -> Poly:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from symshape.decision.certificate import Link
 from symshape.decision.poly import from_expr
-from symshape.decision.verdict import Verdict
+from symshape.decision.simplex import Limits
+from symshape.decision.suggest import with_suggestions
+from symshape.decision.verdict import Status, Verdict
 from symshape.errors import SymshapeError
 from symshape.expr import DimExpr
 from symshape.scope import SymbolicScope
@@ -18,11 +20,14 @@ def claim_links(text: str, scope: SymbolicScope) -> tuple[list[Link], list[str]]
     from symshape.shapes import parse_comparison_in_scope
     links: list[Link] = []
     names: set[str] = set()
-    for op, lhs, rhs in parse_comparison_in_scope(text, scope):
+    parts = parse_comparison_in_scope(text, scope)
+    for i, (op, lhs, rhs) in enumerate(parts):
         for side in (lhs, rhs):
             if isinstance(side, DimExpr):
                 names |= side.free_vars
         link_text = f"{lhs} {op} {rhs}"
+        if isinstance(lhs - rhs, int) and (isinstance(lhs, DimExpr) or isinstance(rhs, DimExpr)):
+            link_text += _same_form_reason(text, i, scope)
         if op == ">=":
             links.append((">=", from_expr(lhs - rhs), link_text))
         elif op == ">":
@@ -40,8 +45,31 @@ def claim_links(text: str, scope: SymbolicScope) -> tuple[list[Link], list[str]]
     return links, sorted(names)
 
 
+def _same_form_reason(text: str, index: int, scope: SymbolicScope) -> str:
+    """Which equality constraints made the two sides of link ``index`` of the
+    claim ``text`` differ by a constant ("" when their canonical forms alone
+    do): found by building the claim without the constraints."""
+    from symshape.shapes import parse_comparison_in_scope
+    _, lhs, rhs = parse_comparison_in_scope(text, SymbolicScope())[index]
+    if isinstance(lhs - rhs, int):
+        return ""
+    used: set[str] = set()
+    for side in (lhs, rhs):
+        if isinstance(side, DimExpr):
+            used |= side.free_vars
+    cited = list(dict.fromkeys(
+        c.text for c in scope.constraints
+        if c.op == "==" and isinstance(c.diff, DimExpr) and c.diff.free_vars & used))
+    if not cited:
+        return ""
+    return ("; rewritten with the constraint" + ("s " if len(cited) > 1 else " ")
+            + ", ".join(repr(c) for c in cited))
+
+
 def prove(claim: str, *, constraints: Iterable[str] = (),
-          scope: SymbolicScope | None = None) -> Verdict:
+          scope: SymbolicScope | None = None, budget: float = 1.0,
+          time_limit: float | None = None,
+          progress: Callable[[float, str], None] | None = None) -> Verdict:
     """Decide ``claim`` for every valuation allowed by the constraints.
 
     Args:
@@ -50,11 +78,19 @@ def prove(claim: str, *, constraints: Iterable[str] = (),
         every link is proved).
       constraints: constraints of a new scope (exclusive with ``scope``).
       scope: an existing :class:`~symshape.SymbolicScope`.
+      budget: a scale of the default work budget (2.0 allows twice the
+        work).  Within the same budget the answer is reproducible.
+      time_limit: give up after this many seconds (the answer is then
+        ``undecided``; it depends on the machine's speed).
+      progress: ``progress(elapsed_seconds, what)``, called about every 0.2 s
+        while the search runs (for a progress line).
 
     Returns:
       A :class:`~symshape.Verdict`: ``proved`` with a checkable certificate,
       ``refuted`` (false for every valuation) with a counterexample and a
-      certificate, or ``inconclusive`` with a counterexample and a witness.
+      certificate, ``inconclusive`` (it holds for some valuations and fails
+      for others) with a counterexample and a witness, or ``undecided`` when
+      the work budget (or the time limit) ran out first.
 
     Raises:
       ParseError: for a malformed claim or constraint.
@@ -68,7 +104,12 @@ def prove(claim: str, *, constraints: Iterable[str] = (),
     decider = sc._decider()
     if decider is None:  # pragma: no cover - the engine is part of the package
         raise SymshapeError("the decision engine is unavailable")
-    return decider.prove_links(links, " ".join(claim.split()), names)
+    verdict = decider.prove_links(links, " ".join(claim.split()), names,
+                                  limits=Limits(budget, time_limit, progress))
+    if verdict.status is Status.INCONCLUSIVE or verdict.status is Status.UNDECIDED:
+        # Computed when first read (several proofs): see symshape.decision.suggest.
+        verdict = with_suggestions(verdict, budget)
+    return verdict
 
 
 __all__ = ["claim_links", "prove"]

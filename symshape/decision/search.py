@@ -425,18 +425,19 @@ class Search:
             if row[piv]:
                 piv += 1
         rank = piv
-        point = [sx.value(j) for j in cols]
-
-        def zval(i: int) -> Fraction:
-            return sum((c * x for c, x in zip(vinv[i], point, strict=True)), Fraction(0))
+        # The point in integers scaled by the common denominator ``scale``:
+        # exact, without a Fraction per product.
+        parts = [sx.parts(j) for j in cols]
+        scale = math.lcm(*(d for _, d in parts))
+        point = [n * (scale // d) for n, d in parts]
 
         def as_form(i: int) -> dict[int, int]:
             return {cols[k]: c for k, c in enumerate(vinv[i]) if c}
 
-        zs = [zval(i) for i in range(m)]
+        zs = [sum(c * x for c, x in zip(vinv[i], point, strict=True)) for i in range(m)]
         for i in range(rank):  # determined by the equalities
-            if zs[i].denominator != 1:
-                return as_form(i), zs[i]
+            if zs[i] % scale:
+                return as_form(i), Fraction(zs[i], scale)
         # bounded forms that move in steps of g > 1 on the lattice
         for v in range(len(sx.lo)):
             if sx.lo[v] is None and sx.hi[v] is None:
@@ -450,11 +451,11 @@ class Search:
             if not any(inside):
                 continue
             coef = [sum(inside[k] * vmat[k][i] for k in range(m)) for i in range(m)]
-            const = sum((coef[i] * zs[i] for i in range(rank)), Fraction(0))
             free = coef[rank:] + [c for j, c in form.items() if j not in pos]
             g = math.gcd(*free) if free else 0
             if g <= 1:
                 continue
+            const = Fraction(sum(coef[i] * zs[i] for i in range(rank)), scale)
             value = (self._form_value(form) - const) / g
             if value.denominator == 1:
                 continue
@@ -470,8 +471,8 @@ class Search:
             if out:
                 return out, value
         for i in range(rank, m):  # free lattice coordinates
-            if zs[i].denominator != 1:
-                return as_form(i), zs[i]
+            if zs[i] % scale:
+                return as_form(i), Fraction(zs[i], scale)
         return None
 
     def _form_value(self, form: dict[int, int]) -> Fraction:

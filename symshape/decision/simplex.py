@@ -20,6 +20,8 @@ is what branch and bound needs.
 from __future__ import annotations
 
 import math
+import time
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -58,6 +60,70 @@ class Budget:
         self.spend(4)
         if self.nodes > self.max_nodes:
             raise BudgetExceeded("node budget")
+
+
+class TimedBudget(Budget):
+    """A :class:`Budget` that also stops at a wall-clock deadline and reports
+    progress.  Only queries that ask for a time limit or a progress line use
+    it (an answer that depends on the clock is not reproducible), so the
+    default path never reads the clock."""
+
+    __slots__ = ("limits",)
+
+    def __init__(self, max_work: int, max_nodes: int, limits: Limits) -> None:
+        super().__init__(max_work, max_nodes)
+        self.limits = limits
+
+    def node(self) -> None:
+        """Spend one search node; check the deadline and report progress."""
+        super().node()
+        self.limits.tick()
+
+
+class Limits:
+    """What a user asked of one query: a scale of the default work budgets,
+    an optional time limit in seconds, and an optional progress callback
+    ``progress(elapsed_seconds, what)`` (called at most every 0.2 s)."""
+
+    __slots__ = ("scale", "deadline", "progress", "what", "_start", "_next_report")
+
+    def __init__(self, scale: float = 1.0, time_limit: float | None = None,
+                 progress: Callable[[float, str], None] | None = None) -> None:
+        if not (scale > 0 and math.isfinite(scale)):
+            raise ValueError(f"the budget scale must be a positive number, got {scale!r}")
+        if time_limit is not None and not time_limit > 0:
+            raise ValueError(f"the time limit must be a positive number of seconds, "
+                             f"got {time_limit!r}")
+        self.scale = scale
+        self._start = time.monotonic()
+        self.deadline = None if time_limit is None else self._start + time_limit
+        self.progress = progress
+        self.what = "deciding"
+        self._next_report = self._start + 0.2
+
+    @property
+    def timed(self) -> bool:
+        """Does this query need the clock (a time limit or progress reports)?"""
+        return self.deadline is not None or self.progress is not None
+
+    def budget(self, base: tuple[int, int]) -> Budget:
+        """A fresh budget for one search: ``base`` scaled, with the clock if needed."""
+        work, nodes = max(1, int(base[0] * self.scale)), max(1, int(base[1] * self.scale))
+        if self.timed:
+            return TimedBudget(work, nodes, self)
+        return Budget(work, nodes)
+
+    def tick(self) -> None:
+        """Raise :class:`BudgetExceeded` past the deadline; report progress."""
+        now = time.monotonic()
+        if self.deadline is not None and now > self.deadline:
+            raise BudgetExceeded("time limit")
+        if self.progress is not None and now >= self._next_report:
+            self._next_report = now + 0.2
+            self.progress(now - self._start, self.what)
+
+
+DEFAULT_LIMITS = Limits()
 
 
 def _normalize(den: int, row: dict[int, int]) -> tuple[int, dict[int, int]]:

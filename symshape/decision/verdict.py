@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from collections.abc import Callable
 
 from symshape.decision.certificate import Certificate
 
@@ -16,8 +16,12 @@ class Status(enum.StrEnum):
     REFUTED = "refuted"
     """The claim fails for every valuation allowed by the scope."""
     INCONCLUSIVE = "inconclusive"
-    """It holds for some valuations and fails for others, or it could not be
-    decided within the work budget."""
+    """It holds for some valuations and fails for others: both are shown
+    (``witness`` and ``counterexample``)."""
+    UNDECIDED = "undecided"
+    """The work budget ran out before the claim was proved, refuted or shown to
+    depend on the valuation.  Not evidence either way: a larger budget, or a
+    constraint, may settle it."""
 
     def __str__(self) -> str:
         return self.value
@@ -30,32 +34,142 @@ def format_valuation(env: dict[str, int] | None) -> str:
     return ", ".join(f"{k} = {env[k]}" for k in sorted(env))
 
 
-@dataclass(frozen=True)
+Valuation = dict[str, int]
+Evidence = tuple[Valuation | None, Valuation | None]  # (counterexample, witness)
+
+
 class Verdict:
     """The result of deciding a claim.
 
     Attributes:
       claim: the claim as text.
       status: a :class:`Status`.
-      counterexample: for a refuted or inconclusive claim, a valuation (variable
-        name -> int) that satisfies every constraint of the scope and falsifies
-        the claim (``None`` if none was found within the budget).
-      witness: for an inconclusive claim, a valuation that satisfies every
-        constraint and the claim (``None`` if none was found).
+      counterexample: for a refuted, inconclusive or undecided claim, the
+        smallest valuation (variable name -> int; smallest largest value, then
+        smallest sum, then in name order) that satisfies every constraint of
+        the scope and falsifies the claim (``None`` if none was found within
+        the budget).
+      witness: for an inconclusive or undecided claim, the smallest valuation
+        that satisfies every constraint and the claim (``None`` if none was
+        found).
       certificate: for a proved claim, a :class:`Certificate` of the claim;
         for a refuted claim, a certificate that the claim is false everywhere.
         ``certificate.check()`` re-verifies it independently.
-      reason: a short explanation of an inconclusive status.
+      reason: a short explanation of an inconclusive or undecided status.
       constraints: the scope's constraints, as written.
+      suggestions: for an inconclusive or undecided claim, constraints (in
+        symshape's syntax, weakest first) each of which, added to the scope,
+        makes the claim proved; every one was checked by the prover.
+
+    The valuations and the suggestions cost further searches, so they are
+    computed when first read, not when the claim is decided.  A verdict is
+    immutable.
     """
+
+    __slots__ = ("claim", "status", "_certificate", "_certificate_fn", "reason", "constraints",
+                 "_evidence", "_evidence_fn", "_suggestions", "_suggestions_fn", "__weakref__")
 
     claim: str
     status: Status
-    counterexample: dict[str, int] | None = None
-    witness: dict[str, int] | None = None
-    certificate: Certificate | None = None
-    reason: str = ""
-    constraints: tuple[str, ...] = field(default=())
+    _certificate: Certificate | None
+    _certificate_fn: Callable[[], Certificate] | None
+    reason: str
+    constraints: tuple[str, ...]
+    _evidence: Evidence | None
+    _evidence_fn: Callable[[], Evidence] | None
+    _suggestions: tuple[str, ...] | None
+    _suggestions_fn: Callable[[], tuple[str, ...]] | None
+
+    def __init__(self, claim: str, status: Status, *,
+                 counterexample: Valuation | None = None, witness: Valuation | None = None,
+                 certificate: Certificate | None = None, reason: str = "",
+                 constraints: tuple[str, ...] = (),
+                 suggestions: tuple[str, ...] | None = None,
+                 evidence: Callable[[], Evidence] | None = None,
+                 certify: Callable[[], Certificate] | None = None,
+                 suggest: Callable[[], tuple[str, ...]] | None = None) -> None:
+        init = object.__setattr__
+        init(self, "claim", claim)
+        init(self, "status", status)
+        init(self, "_certificate", certificate)
+        init(self, "_certificate_fn", certify)
+        init(self, "reason", reason)
+        init(self, "constraints", tuple(constraints))
+        init(self, "_evidence", None if evidence is not None else (counterexample, witness))
+        init(self, "_evidence_fn", evidence)
+        init(self, "_suggestions", suggestions if suggest is None else None)
+        init(self, "_suggestions_fn", suggest)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"a Verdict is immutable (cannot set {name!r})")
+
+    def _get_evidence(self) -> Evidence:
+        ev = self._evidence
+        if ev is None:
+            fn = self._evidence_fn
+            assert fn is not None
+            ev = fn()
+            object.__setattr__(self, "_evidence", ev)
+            object.__setattr__(self, "_evidence_fn", None)
+        return ev
+
+    @property
+    def certificate(self) -> Certificate | None:
+        """The certificate of a proved or refuted claim (see the class)."""
+        cert = self._certificate
+        if cert is None and self._certificate_fn is not None:
+            cert = self._certificate_fn()
+            object.__setattr__(self, "_certificate", cert)
+            object.__setattr__(self, "_certificate_fn", None)
+        return cert
+
+    @property
+    def counterexample(self) -> Valuation | None:
+        """The smallest valid valuation where the claim fails (see the class)."""
+        cex = self._get_evidence()[0]
+        return None if cex is None else dict(cex)
+
+    @property
+    def witness(self) -> Valuation | None:
+        """The smallest valid valuation where the claim holds (see the class)."""
+        wit = self._get_evidence()[1]
+        return None if wit is None else dict(wit)
+
+    @property
+    def suggestions(self) -> tuple[str, ...]:
+        """Constraints that would settle the claim, weakest first (see the class)."""
+        sg = self._suggestions
+        if sg is None:
+            fn = self._suggestions_fn
+            sg = fn() if fn is not None else ()
+            object.__setattr__(self, "_suggestions", sg)
+            object.__setattr__(self, "_suggestions_fn", None)
+        return sg
+
+    def with_suggestions(self, suggest: Callable[[], tuple[str, ...]]) -> Verdict:
+        """The same verdict, with suggestions computed by ``suggest()`` when
+        first read."""
+        out = Verdict(self.claim, self.status, certificate=self._certificate,
+                      certify=self._certificate_fn, reason=self.reason,
+                      constraints=self.constraints, suggest=suggest)
+        object.__setattr__(out, "_evidence", self._evidence)
+        object.__setattr__(out, "_evidence_fn", self._evidence_fn)
+        return out
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Verdict):
+            return NotImplemented
+        return (self.claim, self.status, self.reason, self.constraints,
+                self.counterexample, self.witness) == \
+            (other.claim, other.status, other.reason, other.constraints,
+             other.counterexample, other.witness)
+
+    __hash__ = None  # type: ignore[assignment]  # holds dicts, like the dataclass did
+
+    def __repr__(self) -> str:
+        return (f"Verdict(claim={self.claim!r}, status={self.status!r}, "
+                f"counterexample={self.counterexample!r}, witness={self.witness!r}, "
+                f"reason={self.reason!r}, constraints={self.constraints!r})")
 
     def __bool__(self) -> bool:
         return self.status is Status.PROVED
@@ -90,7 +204,8 @@ class Verdict:
             if self.certificate is not None:
                 lines.append(self.certificate.explain())
         else:
-            lines.append("Status: inconclusive" + (f" ({self.reason})." if self.reason else "."))
+            lines.append(f"Status: {self.status.value}"
+                         + (f" ({self.reason})." if self.reason else "."))
             if self.witness is not None:
                 lines.append(f"It holds for {format_valuation(self.witness)}.")
             if self.counterexample is not None:

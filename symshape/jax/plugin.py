@@ -17,6 +17,11 @@ While installed, four narrow points of JAX are routed through symshape:
   dimension variables of exported arguments, symshape's shape-check plan
   does (see :mod:`symshape.jax.solve`).
 
+When neither procedure decides a comparison, JAX's
+``InconclusiveDimensionOperation`` is raised as before, with the same text,
+plus the constraints that would settle it (symshape's suggestions, in JAX's
+constraint syntax, computed only when the message is read).
+
 Each patched function calls JAX's original first, so everything JAX decides
 on its own gives exactly the same result; symshape only turns "inconclusive"
 into an answer.  A thread-local guard keeps symshape's own calls into JAX
@@ -27,8 +32,11 @@ from __future__ import annotations
 
 import contextlib
 import operator
+import re
+import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from types import FrameType
 from typing import Any
 
 from symshape.errors import InconclusiveDimensionOperation, SymshapeError
@@ -175,6 +183,8 @@ def _bounds_decision(e: Any, prec: Any) -> tuple[float, float]:
     if not jx.bounds_sufficient(prec, lb, ub) and not _reentered():
         with _no_reentry:
             lb, ub = _symshape_bounds(e, prec, lb, ub)
+        if not jx.bounds_sufficient(prec, lb, ub) and jx.prec_kind(prec) == "lt0":
+            _raise_inconclusive(e, sys._getframe(1))
     if jx.bounds_sufficient(prec, lb, ub) and jx.scope_ready(e.scope):
         _remember(_bounds_ids, key, (e, (lb, ub)))
     return lb, ub
@@ -205,6 +215,117 @@ def _symshape_bounds(e: Any, prec: Any, lb: float, ub: float) -> tuple[float, fl
     elif _ge0(bridge, -se) is True:
         return lb, min(ub, 0)
     return lb, ub
+
+
+# ---------------------------------------------------------------------------
+# An inconclusive comparison: JAX's error, with what would settle it
+
+
+_COMPARISON = re.compile(r"^'[^']*' (>=|<=|>|<) '[^']*'$")
+_SUGGESTIONS_PER_SIDE = 4
+
+
+class _SuggestingInconclusive(Exception):
+    """Mixed into JAX's ``InconclusiveDimensionOperation``: the message gains
+    the constraints that settle the comparison, computed when first read (JAX
+    catches some of these errors and goes on, so nothing is computed before)."""
+
+    _symshape_base: str = ""
+    _symshape_suggest: Callable[[], str] | None = None
+    _symshape_text: str | None = None
+
+    def __str__(self) -> str:
+        text = self._symshape_text
+        if text is None:
+            text = super().__str__()
+            suggest, self._symshape_suggest = self._symshape_suggest, None
+            try:
+                block = suggest() if suggest is not None else ""
+            except Exception:  # noqa: BLE001 - a message must not fail to render
+                block = ""
+            base = self._symshape_base
+            if block and text.startswith(base):
+                text = base + block + text[len(base):]
+            self._symshape_text = text
+        return text
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        # The class is made at run time: a copy is JAX's base class, same text.
+        return jx.InconclusiveDimensionOperation, (str(self),)
+
+
+_error_classes: dict[type, type] = {}
+
+
+def _error_class(jax_cls: type) -> type:
+    cls = _error_classes.get(jax_cls)
+    if cls is None:
+        cls = _error_classes[jax_cls] = type(
+            jax_cls.__name__, (_SuggestingInconclusive, jax_cls),
+            {"__module__": __name__, "__qualname__": jax_cls.__qualname__})
+    return cls
+
+
+def _raise_inconclusive(e: Any, frame: FrameType) -> None:
+    """Raise the error JAX's ``_geq_decision`` (the ``frame`` calling
+    ``_bounds_decision``) is about to raise for ``e = e1 - e2``, with the same
+    class and text, plus symshape's suggestions.  Returns (and JAX raises its
+    own) for any other caller, or when symshape cannot translate the question."""
+    if frame.f_code.co_name != "_geq_decision":
+        return
+    loc = frame.f_locals
+    e1, e2, cmp_str = loc.get("e1"), loc.get("e2"), loc.get("cmp_str")
+    jax_cls = frame.f_globals.get("InconclusiveDimensionOperation")
+    if not (callable(cmp_str) and isinstance(jax_cls, type)
+            and issubclass(jax_cls, jx.InconclusiveDimensionOperation)):
+        return
+    scope = jx.expr_scope(e)
+    bridge = _bridge_of(scope)
+    if bridge is None:
+        return
+    se1, se2 = _sym(e1, bridge), _sym(e2, bridge)
+    if se1 is None or se2 is None:
+        return
+    shown = str(cmp_str())
+    m = _COMPARISON.match(shown)
+    # JAX asks e1 >= e2; for a written 'x < y' or 'x > y' the answer is negated.
+    holds = (f"{se1} >= {se2}", f"{se1 + 1} <= {se2}")
+    if m is not None and m.group(1) in ("<", ">"):
+        holds = holds[::-1]
+    describe = f"\nUsing symbolic scope {scope}" if jx.scope_constraints(scope) else ""
+    base = f"Symbolic dimension comparison {shown} is inconclusive.{describe}"
+    err = _error_class(jax_cls)(base)
+    err._symshape_base = base
+    err._symshape_suggest = lambda: _suggestions_block(
+        bridge.sym.constraint_texts, holds[0], holds[1])
+    raise err
+
+
+def _suggestions_block(constraints: tuple[str, ...], true_claim: str, false_claim: str
+                       ) -> str:
+    """The lines listing the constraints (JAX syntax) that make the comparison
+    hold, and those that make it fail; empty if there are none."""
+    from symshape.decision.prove import prove
+    lines = []
+    for claim, effect in ((true_claim, "hold"), (false_claim, "fail")):
+        v = prove(claim, constraints=constraints)
+        found = [s for s in v.suggestions if _jax_accepts(s)][:_SUGGESTIONS_PER_SIDE]
+        if found:
+            lines.append(f"  to make it {effect}: " + ", ".join(repr(s) for s in found))
+    if not lines:
+        return ""
+    return ("\nsymshape: each of these constraints settles it (proved by symshape; add it to "
+            "the constraints=[...] of jax.export.symbolic_shape and export with "
+            "symshape.jax.decisions()):\n" + "\n".join(lines))
+
+
+def _jax_accepts(constraint: str) -> bool:
+    """Does JAX's parser accept ``constraint`` (so that it can be pasted)?"""
+    try:
+        jx.make_jax_scope([constraint])
+    except Exception:  # noqa: BLE001 - whatever JAX rejects is not paste-ready
+        return False
+    return True
 
 
 def _definitely_equal(x: Any, y: Any) -> bool:

@@ -1,0 +1,222 @@
+"""The smallest valuation with a property: minimal counterexamples and witnesses.
+
+A counterexample (or witness) is reported as the smallest valid valuation:
+the smallest largest value first, then the smallest sum, then the first in the
+order of the sorted variable names.  Such a valuation is a function of the
+question alone (not of which search found a first one), reproducible, and
+the easiest for a person to check by hand: ``x <= 100`` fails for
+``x = 101``; ``b >= h`` fails for ``b = 1, h = 2``.
+
+The search for it is exact and bounded:
+
+1. the smallest largest value ``M`` by bisection, each step asking the
+   decision procedure for a valuation with every variable ``<= M``;
+2. the valuations with largest value ``M`` enumerated in (sum, name order)
+   when there are few of them, else the smallest sum and then each value in
+   name order by bisection.
+
+Every candidate is verified by exact evaluation.  When a work budget runs out
+the best valuation verified so far is the answer (it is still valid evidence,
+only perhaps not the smallest).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from functools import partial
+
+from symshape.decision import poly as P
+from symshape.decision.poly import Poly
+
+# Returns a verified valuation satisfying the hypotheses (``None``: there is
+# none, proved; ``False``: undecided within the budget).
+Finder = Callable[[Sequence[Poly]], "dict[str, int] | None | bool"]
+Checker = Callable[[dict[str, int]], bool]
+
+ENUMERATION_CAP = 1500  # candidate valuations evaluated by enumeration
+SEARCH_CAP = 48  # decision-procedure queries per minimization
+
+
+def _key(env: dict[str, int], names: Sequence[str]) -> tuple[int, int, tuple[int, ...]]:
+    vals = tuple(env[n] for n in names)
+    return (max(vals, default=0), sum(vals), vals)
+
+
+def level_tuples(n: int, top: int, total: int) -> Iterator[tuple[int, ...]]:
+    """Tuples of ``n`` values in ``1..top`` with sum ``total`` and largest
+    value ``top``, in lexicographic order."""
+    for vals in _tuples(n, top, total):
+        if top in vals:
+            yield vals
+
+
+def _tuples(n: int, top: int, total: int) -> Iterator[tuple[int, ...]]:
+    """Tuples of ``n`` values in ``1..top`` with sum ``total``, in lexicographic order."""
+    if n == 0:
+        if total == 0:
+            yield ()
+        return
+    lo = max(1, total - top * (n - 1))
+    hi = min(top, total - (n - 1))
+    for first in range(lo, hi + 1):
+        for rest in _tuples(n - 1, top, total - first):
+            yield (first, *rest)
+
+
+def _count_at_most(n: int, top: int, cap: int) -> int:
+    """``top**n - (top-1)**n`` (tuples whose largest value is ``top``), capped."""
+    if n * max(top, 2).bit_length() > 64:
+        return cap + 1
+    return min(cap + 1, top ** n - (top - 1) ** n)
+
+
+class Minimizer:
+    """The smallest valuation of ``names`` satisfying a set of hypotheses."""
+
+    def __init__(self, names: Sequence[str], find: Finder, check: Checker) -> None:
+        self.names = tuple(sorted(names))
+        self.find = find
+        self.check = check
+        self.searches = 0
+        self.evaluations = 0
+
+    def _find(self, hyps: list[Poly]) -> dict[str, int] | None | bool:
+        if self.searches >= SEARCH_CAP:
+            return False
+        self.searches += 1
+        return self.find(hyps)
+
+    def _ok(self, env: dict[str, int]) -> bool:
+        self.evaluations += 1
+        return self.check(env)
+
+    def _upper_all(self, m: int) -> list[Poly]:
+        return [{P.ONE: m, P.var_mono(n): -1} for n in self.names]
+
+    def _first_at(self, top: int) -> dict[str, int] | None:
+        """The first valid valuation whose largest value is ``top``, in (sum,
+        name order), by enumeration."""
+        names = self.names
+        n = len(names)
+        for total in range(top + n - 1, n * top + 1):
+            for vals in level_tuples(n, top, total):
+                env = dict(zip(names, vals, strict=True))
+                if self._ok(env):
+                    return env
+        return None
+
+    def minimize(self, start: dict[str, int]) -> dict[str, int]:
+        """The smallest valuation, starting from a verified one (``start``)."""
+        names = self.names
+        if not names:
+            return dict(start)
+        best = {n: start[n] for n in names}
+        n = len(names)
+        # 1. whole levels of small values, by enumeration: exact, and needs no
+        # search (which may run out of budget on non-linear claims)
+        spent = 0
+        lo = 1
+        while lo <= max(best.values()):
+            size = _count_at_most(n, lo, ENUMERATION_CAP)
+            if spent + size > ENUMERATION_CAP:
+                break
+            spent += size
+            env = self._first_at(lo)
+            if env is not None:
+                return env
+            lo += 1
+        # 2. the smallest largest value, by bisection with the decision procedure
+        hi = max(best.values())
+        while lo < hi:
+            mid = (lo + hi) // 2
+            r = self._find(self._upper_all(mid))
+            if r is None:
+                lo = mid + 1
+            elif r is False:
+                return best  # undecided: keep the best verified one
+            else:
+                assert isinstance(r, dict)
+                env = {n: r.get(n, 1) for n in names}
+                if _key(env, names) < _key(best, names):
+                    best = env
+                hi = min(mid, max(best.values()))
+        top = lo
+        # 3. the first valuation with largest value ``top``, by (sum, names)
+        if _count_at_most(n, top, ENUMERATION_CAP) <= ENUMERATION_CAP:
+            env = self._first_at(top)
+            return env if env is not None else best
+        return self._bisect_rest(top, best)
+
+    def _bisect_rest(self, top: int, best: dict[str, int]) -> dict[str, int]:
+        """Smallest sum, then each value in name order, by bisection."""
+        names = self.names
+        bounds = self._upper_all(top)
+        total_poly: Poly = {P.var_mono(n): -1 for n in names}
+        lo, hi = len(names), sum(best.values())
+        fixed: list[Poly] = []
+        while lo < hi:
+            mid = (lo + hi) // 2
+            r = self._find(bounds + [{**total_poly, P.ONE: mid}])
+            if r is None:
+                lo = mid + 1
+            elif r is False:
+                return best
+            else:
+                assert isinstance(r, dict)
+                env = {n: r.get(n, 1) for n in names}
+                if _key(env, names) < _key(best, names):
+                    best = env
+                hi = min(mid, sum(best.values()))
+        fixed.append({**total_poly, P.ONE: lo})
+        for name in names:
+            vlo, vhi = 1, best[name]
+            while vlo < vhi:
+                mid = (vlo + vhi) // 2
+                r = self._find(bounds + fixed + [{P.ONE: mid, P.var_mono(name): -1}])
+                if r is None:
+                    vlo = mid + 1
+                elif r is False:
+                    return best
+                else:
+                    assert isinstance(r, dict)
+                    env = {n: r.get(n, 1) for n in names}
+                    if _key(env, names) < _key(best, names):
+                        best = env
+                    vhi = min(mid, best[name])
+            fixed.append({P.ONE: vlo, P.var_mono(name): -1})
+        return best
+
+
+def _find_with(find: Callable[[list[Poly]], dict[str, int] | None | bool], hyps: list[Poly],
+               extra: Sequence[Poly]) -> dict[str, int] | None | bool:
+    return find([*hyps, *extra])
+
+
+def smallest(names: Sequence[str], hyp_sets: Sequence[list[Poly]], starts: Sequence[dict[str, int]],
+             find: Callable[[list[Poly]], dict[str, int] | None | bool],
+             check: Callable[[list[Poly], dict[str, int]], bool]) -> dict[str, int] | None:
+    """The smallest valuation of ``names`` satisfying one of ``hyp_sets``.
+
+    ``starts`` are verified valuations (the evidence found while deciding);
+    ``find(hyps)`` asks the decision procedure for a verified valuation
+    satisfying ``hyps`` (None: proved impossible; False: undecided);
+    ``check(hyps, env)`` verifies a valuation exactly.
+    """
+    order = tuple(sorted(names))
+    best: dict[str, int] | None = None
+    for hyps in hyp_sets:
+        start = next((s for s in starts if check(hyps, s)), None)
+        if start is None:
+            r = find(hyps)
+            if not isinstance(r, dict):
+                continue
+            start = r
+        start = {n: start.get(n, 1) for n in order}
+        env = Minimizer(order, partial(_find_with, find, hyps),
+                        partial(check, hyps)).minimize(start)
+        if best is None or _key(env, order) < _key(best, order):
+            best = env
+    return best
+
+
+__all__ = ["Minimizer", "smallest"]

@@ -70,7 +70,9 @@ def _export_demo() -> None:
     x_spec = sj.args_specs((np.zeros((5,), np.float32),), ("b",))
     with sj.decisions():
         exp = jax.export.export(jax.jit(f))(*x_spec)
-    print("exported f(x)[: x.shape[0] % 3] for x: f32[b]; output shapes:", sj.shapes(exp)[1])
+    # The labels show the code as written above (tests/test_docs.py checks they match).
+    print("exported f(x) = jax.lax.slice_in_dim(x, 0, x.shape[0] % 3) for x: f32[b];",
+          "output shapes:", sj.shapes(exp)[1])
     print("call with b = 7 ->", exp.call(jnp.arange(7, dtype=jnp.float32)))
 
     def g(x: jax.Array) -> jax.Array:
@@ -80,7 +82,8 @@ def _export_demo() -> None:
     g_spec = sj.args_specs((np.zeros((256,), np.float32),), ("a",), scope=scope)
     with sj.decisions():
         exp_g = jax.export.export(jax.jit(g))(*g_spec)
-    print("reshape(-1, 128) under mod(a, 128) == 0; out shape:", sj.shapes(exp_g)[1])
+    print("exported g(x) = x.reshape(-1, 128).sum(axis=1) for x: f32[a] with mod(a, 128) == 0;",
+          "output shapes:", sj.shapes(exp_g)[1])
     try:
         exp_g.call(jnp.ones((200,), jnp.float32))
     except Exception as err:  # the shape assertion fires at call time

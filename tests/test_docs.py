@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import ast
 import doctest
 import html
 import importlib.util
@@ -28,8 +29,12 @@ from symshape.repl import PROMPT, run
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 PAGES = sorted(DOCS.glob("*.md"))
-NAV_PAGES = ["index", "getting-started", "grammar", "semantics", "decision", "jax", "cli",
-             "notebooks", "api"]
+# The pages of mkdocs.yml's nav, in order (read from the file: a page added there is
+# checked here too).
+NAV_PAGES = [m.group(1) for m in re.finditer(
+    r"^  - [^:\n]+: ([\w-]+)\.md$",
+    (ROOT / "mkdocs.yml").read_text(encoding="utf-8").split("\nnav:", 1)[1].split("\n\n")[0],
+    re.MULTILINE)]
 
 _FENCE = re.compile(r"^```(\w+)[^\n]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
 
@@ -62,6 +67,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_pages_exist(site: Path) -> None:
+    assert NAV_PAGES[:2] == ["index", "getting-started"] and "api" in NAV_PAGES, NAV_PAGES
     for name in NAV_PAGES:
         page = site / "index.html" if name == "index" else site / name / "index.html"
         assert page.is_file(), name
@@ -90,6 +96,35 @@ def test_api_reference_is_generated_from_docstrings(site: Path) -> None:
                  "InconclusiveDimensionOperation"):
         assert name in shown, name
     assert ":class:" not in shown  # Sphinx roles are rendered (docs/_ext/sphinx_roles.py)
+
+
+def _api_sections(site: Path) -> dict[str, str]:
+    """The API page's top-level entries: ``{heading id: its text up to the next one}``."""
+    raw = (site / "api" / "index.html").read_text(encoding="utf-8")
+    heads = list(re.finditer(r'<h2 id="([^"]+)"', raw))
+    return {m.group(1): " ".join(html.unescape(re.sub(
+        r"<[^>]+>", " ", raw[m.end():heads[i + 1].start() if i + 1 < len(heads) else None]))
+        .split()) for i, m in enumerate(heads)}
+
+
+def test_api_reference_uses_the_names_users_import(site: Path) -> None:
+    """Every public name is documented as ``symshape.<name>`` (how ``import symshape``
+    reaches it), never under the internal module that defines it; ``symshape.prove`` is
+    the function, not the module of the same name with its helpers."""
+    import symshape
+    sections = _api_sections(site)
+    missing = [n for n in symshape.__all__ if f"symshape.{n}" not in sections]
+    assert not missing, missing
+    internal = [h for h in sections if h.startswith(("symshape.decision", "symshape.errors",
+                                                     "symshape.shapecheck", "symshape.expr"))]
+    assert not internal, internal
+    prove = sections["symshape.prove"]
+    assert "prove ( claim : str" in prove, prove[:300]
+    assert "claim_links" not in prove and "Decide claim for every valuation" in prove
+    raw = (site / "api" / "index.html").read_text(encoding="utf-8")
+    links = set(re.findall(r'href="#(symshape[^"]*)"', raw))
+    assert "symshape.Verdict" in links and "symshape.SymbolicScope" in links
+    assert not [h for h in links if h.startswith("symshape.decision")], links
 
 
 def test_grammar_page_states_the_real_limits() -> None:
@@ -180,16 +215,63 @@ def test_console_examples_are_found() -> None:
     assert any(c[1][0] == "$ symshape repl" for c in cases)
 
 
-def test_readme_python_example_runs() -> None:
-    """The README's example runs and prints what its comment says."""
+_PRINTED = re.compile(r"^[ \t]*print\(.*\)\s+#\s*(.*)$", re.MULTILINE)
+
+
+def test_readme_python_examples_print_what_their_comments_say() -> None:
+    """Each README example runs, and each ``print(...)  # text`` line prints ``text``
+    (the JAX one: JAX alone raises on ``a*b >= a``, the plug-in makes the export work)."""
     blocks = fenced(ROOT / "README.md", "python")
-    assert blocks, "the README has a python example"
+    assert len(blocks) == 2, "the README has the taste and the JAX before/after"
+    assert "symshape.jax.decisions()" in blocks[1][1]
     for line, body in blocks:
+        if "import jax" in body and not _have("jax"):
+            continue
+        expected = _PRINTED.findall(body)
+        assert expected, f"README.md:{line}: no print with the expected output as a comment"
         out = io.StringIO()
         code = compile(body, f"README.md:{line}", "exec")
         with redirect_stdout(out):
             exec(code, {})  # noqa: S102 - our own README
-        assert "(0, 0)" in out.getvalue()
+        assert out.getvalue().splitlines() == expected, (line, out.getvalue())
+
+
+def test_readme_jax_claim_holds_without_the_plugin_too() -> None:
+    """The README's "before" is JAX's own behaviour: its exception is JAX's
+    InconclusiveDimensionOperation, not a symshape error."""
+    if not _have("jax"):
+        pytest.skip("jax is not installed")
+    from jax import export
+    a, b = export.symbolic_shape("a, b")
+    with pytest.raises(Exception) as info:
+        _ = a * b >= a
+    assert type(info.value).__name__ == "InconclusiveDimensionOperation"
+    assert type(info.value).__module__.startswith("jax")
+    import symshape.jax as sj
+    with sj.decisions():
+        assert a * b >= a
+    assert not sj.is_installed()
+
+
+def test_demo_shows_the_code_it_runs() -> None:
+    """``python -m symshape.demo`` (the README's first command) labels each function it
+    exports with the code that runs, e.g. ``x.reshape(-1, 128).sum(axis=1)``."""
+    if not _have("jax"):
+        pytest.skip("jax is not installed")
+    import symshape.demo
+    tree = ast.parse(Path(symshape.demo.__file__).read_text(encoding="utf-8"))
+    nested = [fn for outer in ast.walk(tree) if isinstance(outer, ast.FunctionDef)
+              for fn in outer.body if isinstance(fn, ast.FunctionDef)]
+    shown = [f"{fn.name}(x) = {ast.unparse(fn.body[-1].value)}" for fn in nested
+             if isinstance(fn.body[-1], ast.Return) and fn.body[-1].value is not None]
+    assert "g(x) = x.reshape(-1, 128).sum(axis=1)" in shown, shown
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    p = subprocess.run([sys.executable, "-m", "symshape.demo"], capture_output=True, text=True,
+                       env=env, cwd=ROOT, timeout=300)
+    assert p.returncode == 0, p.stderr
+    for code in shown:
+        assert f"exported {code} for x: " in p.stdout, (code, p.stdout)
+    assert "output shapes: ((floordiv(a, 128),),)" in p.stdout, p.stdout
 
 
 def test_readme_commands_are_what_ci_runs() -> None:

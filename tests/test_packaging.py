@@ -5,42 +5,50 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import venv
+import zipfile
 from pathlib import Path
+
+import _venv
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _run(cmd: list[str], cwd: Path, **kw: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=600,
-                          check=False, **kw)  # type: ignore[call-overload]
+def _run(cmd: list[str | Path], cwd: Path, **kw: object) -> subprocess.CompletedProcess[str]:
+    return _venv.run(cmd, cwd=cwd, **kw)
 
 
-def test_wheel_contains_grammar_and_installed_package_parses(tmp_path: Path) -> None:
-    wheel_dir = tmp_path / "wheel"
-    built = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                  "-w", str(wheel_dir), str(ROOT)], cwd=tmp_path)
-    assert built.returncode == 0, built.stderr
-    (wheel,) = wheel_dir.glob("symshape-*.whl")
-    import zipfile
+def test_wheel_contains_grammar_and_installed_package_parses() -> None:
+    wheel = _venv.built_wheel()
     names = zipfile.ZipFile(wheel).namelist()
     assert "symshape/grammar/symshape.lark" in names
     assert "symshape/py.typed" in names
-    # A fresh venv that sees lark/numpy from this interpreter but not the repo.
-    env_dir = tmp_path / "venv"
-    venv.EnvBuilder(system_site_packages=True, with_pip=False).create(env_dir)
-    py = env_dir / ("Scripts" if os.name == "nt" else "bin") / "python"
-    inst = _run([sys.executable, "-m", "pip", "--python", str(py), "install", "--no-deps",
-                 str(wheel)], cwd=tmp_path)
-    assert inst.returncode == 0, inst.stderr
+    # A fresh venv holding the wheel and its declared dependencies, nothing else.
+    bindir = _venv.installed()
+    env_dir = bindir.parent
     code = ("import symshape, pathlib; "
             f"assert pathlib.Path(symshape.__file__).is_relative_to(pathlib.Path(r'{env_dir}')), "
             "symshape.__file__; "
             "print(symshape.symbolic_shape('b, 2*h + 1, mod(b, 4)'))")
-    clean_env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    out = _run([str(py), "-c", code], cwd=tmp_path, env=clean_env)
+    out = _run([bindir / "python", "-c", code], cwd=env_dir, env=_venv.clean_env())
     assert out.returncode == 0, out.stderr
     assert "2*h + 1" in out.stdout
+
+
+def test_the_fresh_venv_holds_only_the_declared_dependencies() -> None:
+    """The nested venv sees neither the running environment nor the base interpreter:
+    what it holds is the wheel's dependency closure (so a missing one would fail)."""
+    bindir = _venv.installed()
+    code = ("import importlib.metadata as md, sys; "
+            "print(sorted(d.metadata['Name'].lower() for d in md.distributions())); "
+            "print(sys.flags.no_site, [p for p in sys.path if 'site-packages' in p])")
+    out = _run([bindir / "python", "-c", code], cwd=bindir.parent, env=_venv.clean_env())
+    assert out.returncode == 0, out.stderr
+    names, paths = out.stdout.splitlines()
+    deps = _venv.dependency_closure(_venv.wheel_requirements(_venv.built_wheel()))
+    expected = sorted([d.metadata["Name"].lower() for d in deps] + ["symshape"])
+    assert {"lark", "numpy"} <= set(expected)
+    assert names == str(expected), names
+    assert str(bindir.parent) in paths and sys.prefix not in paths, paths
 
 
 def test_ruff_clean() -> None:
@@ -60,3 +68,36 @@ def test_core_does_not_import_optional_packages() -> None:
             "assert not bad, bad")
     res = _run([sys.executable, "-c", code], cwd=ROOT)
     assert res.returncode == 0, res.stderr
+
+
+def test_ci_runs_the_readme_command_in_a_fresh_venv(tmp_path: Path) -> None:
+    """``.ci/run`` makes its own virtual environment and runs the README's command in it:
+    the ``python`` already on the PATH (here a stub that fails loudly) is never used, and
+    nothing is preinstalled, so with no package index reachable the install step itself
+    fails (and so does CI).  The environment is removed afterwards."""
+    stub_dir = tmp_path / "stub"
+    stub_dir.mkdir()
+    stub = stub_dir / "python"
+    stub.write_text("#!/bin/sh\necho 'the ambient python was used' >&2\nexit 97\n")
+    stub.chmod(0o755)
+    work = tmp_path / "tmp"
+    work.mkdir()
+    env = dict(_venv.clean_env(), PATH=f"{stub_dir}{os.pathsep}{os.environ['PATH']}",
+               CI_PYTHON=sys.executable, TMPDIR=str(work), PIP_NO_INDEX="1")
+    res = _run(["bash", ROOT / ".ci" / "run"], cwd=tmp_path, env=env)
+    out = res.stdout + res.stderr
+    assert "the ambient python was used" not in out, out
+    assert f"CI: fresh virtual environment {work}" in out, out
+    assert res.returncode not in (0, 97), out
+    assert "hatchling" in out, out  # pip, in the new environment, found no build backend
+    assert list(work.iterdir()) == [], "the environment was not removed"
+
+
+def test_ci_status_is_the_readme_commands() -> None:
+    """The README's command is the last line of ``.ci/run``, with nothing after it that
+    could mask its status (pytest's 5, no tests collected, fails CI like any failure)."""
+    lines = [s for s in (ROOT / ".ci" / "run").read_text().splitlines()
+             if s.strip() and not s.lstrip().startswith("#")]
+    assert lines[-1] == 'python -m pip install -q -e ".[all]" && python -m pytest'
+    assert "set -euo pipefail" in lines
+    assert not any("|| " in s or s.endswith(("|| true", "; true")) for s in lines)

@@ -9,6 +9,9 @@ canonical form, and decide comparisons between them, soundly.
 True
 """
 
+# printing installs the expression printer, the decision package the decision
+# procedure: the layers below them never import them.
+from symshape import printing  # noqa: F401
 from symshape.decision import Certificate, Status, Verdict, prove
 from symshape.errors import (
     DivisionByZeroRiskError,

@@ -7,6 +7,8 @@ not bad input: the question is well formed but cannot be decided.
 
 from __future__ import annotations
 
+from symshape._echo import echo
+
 
 class SymshapeError(ValueError):
     """Base class of all bad-input errors raised by symshape."""
@@ -17,7 +19,8 @@ class ParseError(SymshapeError):
 
     ``text`` is the input, ``column`` the 1-based column of the offending
     character (or ``None``) and ``expected`` a short description of what would
-    have been accepted there.
+    have been accepted there. The message echoes the line of ``text`` that holds
+    the column, clipped to a window around it, with a caret under the column.
     """
 
     def __init__(self, message: str, *, text: str = "", column: int | None = None,
@@ -26,11 +29,10 @@ class ParseError(SymshapeError):
         self.column = column
         self.expected = expected
         self.reason = message
-        if column is not None and text and "\n" not in text:
-            caret = " " * (column - 1) + "^"
-            full = f"{message} at column {column}\n  {text}\n  {caret}"
+        if column is not None and text:
+            full = f"{message} at column {column}\n{echo(text, column)}"
         elif text:
-            full = f"{message}\n  {text}"
+            full = f"{message}\n{echo(text)}"
         else:
             full = message
         if expected:

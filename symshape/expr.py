@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
+from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar, Union
 
 import numpy as np
@@ -137,7 +138,7 @@ class FloorDiv(Atom):
         return (self.num, self.den)
 
     def evaluate(self, env: Mapping[str, Any]) -> Any:
-        return _eval(self.num, env) // _eval(self.den, env)
+        return _eval_atom(self, env)
 
 
 class Max0(Atom):
@@ -160,8 +161,7 @@ class Max0(Atom):
         return (self.arg,)
 
     def evaluate(self, env: Mapping[str, Any]) -> Any:
-        v = _eval(self.arg, env)
-        return np.maximum(v, 0) if isinstance(v, np.ndarray) else max(v, 0)
+        return _eval_atom(self, env)
 
 
 def atom_children(a: Atom) -> list[Atom]:
@@ -844,8 +844,7 @@ class DimExpr:
         return int(v)
 
     def __str__(self) -> str:
-        from symshape.printing import expr_to_str
-        return expr_to_str(self)
+        return _PRINTER[0](self)
 
     def __repr__(self) -> str:
         return str(self)
@@ -989,6 +988,17 @@ def _reduce_max_powers(terms: Terms, scope: SymbolicScope) -> DimExpr | int:
     return total + DimExpr.make(plain, scope) if plain else total
 
 
+# The printer lives in :mod:`symshape.printing`, which builds on this module and
+# installs itself here when imported (the package imports it), so that the
+# algebra never imports its presentation.  Until then, the raw term map.
+_PRINTER: list[Callable[[DimExpr], str]] = [lambda e: f"DimExpr({e._terms!r})"]
+
+
+def set_printer(printer: Callable[[DimExpr], str]) -> None:
+    """Install the function that spells expressions (see :mod:`symshape.printing`)."""
+    _PRINTER[0] = printer
+
+
 # Multiplying expressions costs one step per pair of terms: bound it, so that
 # building an expression (``(a + ... + h)**10``) cannot run for minutes.
 MAX_PRODUCT_PAIRS = 100_000
@@ -1002,18 +1012,41 @@ def _mul_any(x: DimExpr | int, y: DimExpr | int, scope: SymbolicScope) -> DimExp
     return x * y
 
 
-def _eval(e: DimExpr | int, env: Mapping[str, Any]) -> Any:
+def _eval(e: DimExpr | int, env: Mapping[str, Any], memo: dict[Atom, Any] | None = None
+          ) -> Any:
+    """Value of ``e`` under ``env``; ``memo`` holds the values of atoms, so a
+    nest that shares sub-expressions (a clamp chain) costs one evaluation per
+    atom, and no recursion (innermost atoms first, see :func:`fold_atoms`)."""
     if type(e) is int:
         return e
     assert isinstance(e, DimExpr)
+    if memo is None:
+        memo = {}
     total: Any = 0
     for m, c in e._terms.items():
         v: Any = c
         for a, k in m:
-            av = a.evaluate(env)
+            av = memo[a] if a in memo else fold_atoms(a, memo, partial(_atom_value, env, memo))
             v = v * (av if k == 1 else av ** k)
         total = total + v
     return total
+
+
+def _eval_atom(a: Atom, env: Mapping[str, Any]) -> Any:
+    """Value of the atom ``a`` under ``env`` (each nested atom evaluated once)."""
+    memo: dict[Atom, Any] = {}
+    return fold_atoms(a, memo, partial(_atom_value, env, memo))
+
+
+def _atom_value(env: Mapping[str, Any], memo: dict[Atom, Any], a: Atom) -> Any:
+    """Value of one atom; the atoms of its operands are in ``memo``."""
+    t = type(a)
+    if t is Var:
+        return a.evaluate(env)
+    if t is FloorDiv:
+        return _eval(a.num, env, memo) // _eval(a.den, env, memo)  # type: ignore[attr-defined]
+    v = _eval(a.arg, env, memo)  # type: ignore[attr-defined]
+    return np.maximum(v, 0) if isinstance(v, np.ndarray) else max(v, 0)
 
 
 # ---------------------------------------------------------------------------

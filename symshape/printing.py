@@ -21,6 +21,7 @@ from symshape.expr import (
     mono_key,
     mono_mul,
     mono_of,
+    set_printer,
 )
 
 
@@ -184,4 +185,6 @@ def _join(out: list[tuple[int, str]]) -> str:
     return "".join(pieces) if pieces else "0"
 
 
-__all__ = ["expr_to_str", "_ONE"]
+set_printer(expr_to_str)
+
+__all__ = ["expr_to_str"]

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from symshape.build import parse_comparison_in_scope, shape_in_scope
 from symshape.errors import (
     InconclusiveDimensionOperation,
     ScopeMismatchError,
@@ -255,7 +256,6 @@ class SymbolicScope:
         return d
 
     def _add_constraint_text(self, text: str) -> None:
-        from symshape.shapes import parse_comparison_in_scope
         for op, lhs, rhs in parse_comparison_in_scope(text, self):
             if op == "!=":
                 raise SymshapeError(f"'!=' is not allowed in a scope constraint: {text!r}")
@@ -344,7 +344,11 @@ class SymbolicScope:
         for c in self._constraints:
             out.append((c.diff, c.text))
             if c.op == "==":
-                out.append((-c.diff, c.text))
+                d = c.diff
+                # The literal negation: ``-d`` through the arithmetic would apply
+                # the rewrite rule this very equality installed, and state 0 >= 0.
+                out.append((-d if isinstance(d, int) else
+                            DimExpr({m: -v for m, v in d._terms.items()}, self), c.text))
         out.extend(self._implicit)
         return out
 
@@ -579,7 +583,7 @@ class SymbolicScope:
     def _decider(self) -> Decider | None:
         d = self._decider_obj
         if d is None:
-            cls = _decider_class()
+            cls = _DECIDER_CLASS[0] if _DECIDER_CLASS else None
             if cls is None:
                 return None
             with self._lock:
@@ -841,8 +845,25 @@ class SymbolicScope:
     def symbolic_shape(self, spec: str | None, *, like: Sequence[int | None] | None = None
                        ) -> tuple[DimExpr | int, ...]:
         """Parse ``spec`` in this scope (see :func:`symshape.symbolic_shape`)."""
-        from symshape.shapes import symbolic_shape
-        return symbolic_shape(spec, scope=self, like=like)
+        return shape_in_scope(spec, self, like)
+
+
+def resolve_scope(constraints: Iterable[str], scope: SymbolicScope | None) -> SymbolicScope:
+    """The scope to use given ``constraints=`` and ``scope=`` arguments."""
+    if isinstance(constraints, str):
+        raise SymshapeError(
+            f"constraints must be a sequence of strings, got the string {constraints!r}; "
+            f"write [{constraints!r}]")
+    constraints = tuple(constraints)
+    if scope is not None:
+        if constraints:
+            raise SymshapeError(
+                "pass either scope= or constraints=, not both: the constraints of a scope "
+                f"are fixed when it is created (scope: {scope})")
+        if not isinstance(scope, SymbolicScope):
+            raise SymshapeError(f"scope= must be a symshape.SymbolicScope, got {scope!r}")
+        return scope
+    return SymbolicScope(constraints)
 
 
 _DECIDER_CLASS: list[Any] = []
@@ -897,12 +918,12 @@ def _atom_at(env: dict[str, int], memo: dict[Any, int | None], a: Atom) -> int |
     return max(vals[0], 0)  # type: ignore[type-var]
 
 
-def _decider_class() -> Any:
-    """The decision engine class, imported once (lazily: it imports the scope)."""
-    if not _DECIDER_CLASS:
-        from symshape.decision.engine import Decider
-        _DECIDER_CLASS.append(Decider)
-    return _DECIDER_CLASS[0]
+def register_decider(cls: Any) -> None:
+    """Install the decision procedure's class (``cls(scope)`` decides for one
+    scope).  :mod:`symshape.decision.engine` calls this when it is imported
+    (the package imports it): the decision layer builds on the scope, so the
+    scope never imports it."""
+    _DECIDER_CLASS[:] = [cls]
 
 
 def _occurs(m: Mono, e: DimExpr | int) -> bool:

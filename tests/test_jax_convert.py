@@ -98,12 +98,15 @@ def test_from_jax_of_jax_built_expressions(tree: tuple, envs: list[dict[str, int
 def test_specific_expressions_keep_their_jax_spelling() -> None:
     s = SymbolicScope(["mod(a, 128) == 0"])
     a, b = s.symbolic_shape("a, b")
+    js = sj.to_jax(s)
     cases = {a % 3: "mod(a, 3)", a // 128: "floordiv(a, 128)",
-             symshape.min_dim(a * b, b + 3): "min(a*b, b + 3)", a * b - 3: "a*b - 3"}
+             symshape.min_dim(a * b, b + 300): "min(a*b, b + 300)", a * b - 3: "a*b - 3"}
     for e, text in cases.items():
         j = sj.to_jax(e)
-        assert str(j).replace(" ", "") == text.replace(" ", "") or \
-            sj.from_jax(j) == e, (e, j)
+        assert str(j) == text, (e, j)  # JAX prints what symshape prints
+        # and it is the expression JAX itself builds from that text
+        (jax_own,) = export.symbolic_shape(text, scope=js)
+        assert j.scope is js and j == jax_own, (e, j, jax_own)
         assert sj.from_jax(j) == e
     assert sj.to_jax(a % 128) == 0  # JAX applies its own rule from the constraint
     assert sj.to_jax(7) == 7
@@ -167,9 +170,9 @@ def test_conversion_errors_say_which_part() -> None:
     with pytest.raises(sj.JaxConversionError, match=r"floordiv\(a, b - 3\)") as err:
         sj.from_jax(a // (b - 3))
     assert isinstance(err.value, ValueError)
+    # Unicode names are names in both libraries (JAX accepts them, so does symshape)
     alpha, = export.symbolic_shape("α", scope=export.SymbolicScope())
-    with pytest.raises(sj.JaxConversionError, match="α"):
-        sj.from_jax(alpha)
+    assert str(sj.from_jax(alpha)) == "α"
     # the failure is remembered, not a broken half-converted cache
     with pytest.raises(sj.JaxConversionError):
         sj.from_jax(a // (b - 3))

@@ -154,8 +154,15 @@ def test_divmod_with_divisibility_constraints() -> None:
         assert (str(q3), r3) == ("2*c + 1", 0)
 
 
-def test_falls_back_to_jax_for_what_symshape_cannot_read() -> None:
-    # 'α' is not a symshape name: the scope cannot be translated; JAX answers alone.
+def test_falls_back_to_jax_for_what_symshape_cannot_read(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A scope that cannot be translated (simulated: every JAX name is a symshape
+    # name now, 'α' included) is answered by JAX alone.
+    from symshape.jax import plugin
+
+    def untranslatable(_scope: Any) -> Any:
+        raise sj.JaxConversionError("not translatable (test)")
+    monkeypatch.setattr(plugin, "bridge_for_jax", untranslatable)
     x, y = dims("α, y")
     with sj.decisions():
         assert x + y >= y

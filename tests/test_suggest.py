@@ -174,7 +174,7 @@ def test_bounded_work(monkeypatch: pytest.MonkeyPatch) -> None:
     assert 0 < calls <= limit
     assert len(found) <= suggest_mod.MAX_SUGGESTIONS
     # with no candidate proofs allowed there is nothing to suggest
-    assert suggest_mod.suggestions_for_verdict(v, max_proofs=0) == ()
+    assert suggest_mod.suggestions_for_verdict(v, max_proofs=0, prove=real) == ()
 
 
 def test_deterministic_and_independent_of_names_and_history() -> None:
@@ -265,7 +265,7 @@ def test_generated_claims_suggestions_are_proved_and_satisfiable() -> None:
 
 def test_has_model_rejects_a_contradiction() -> None:
     v = symshape.prove("a + b >= 25", constraints=["a <= 10"])
-    s = suggest_mod._Suggester(v, 1.0, suggest_mod.MAX_PROOFS)
+    s = suggest_mod._Suggester(v, 1.0, suggest_mod.MAX_PROOFS, symshape.prove)
     ok = suggest_mod._Found("b >= 24", suggest_mod._LOWER, (), ("b",), 24)
     bad = suggest_mod._Found("a >= 11", suggest_mod._LOWER, (), ("a",), 11)
     assert s.has_model(ok)

@@ -6,6 +6,9 @@
   comparisons and bounds.
 """
 
+# Imported for what they install: the certificate renderers, and the decision
+# procedure of every scope.
+from symshape.decision import engine, explain  # noqa: F401
 from symshape.decision.certificate import Certificate, CertificateError
 from symshape.decision.prove import prove
 from symshape.decision.verdict import Status, Verdict

@@ -29,7 +29,7 @@ found the certificate.
 from __future__ import annotations
 
 import collections
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from symshape.decision import poly as P
@@ -41,6 +41,12 @@ from symshape.expr import DimExpr, FloorDiv, Max0, Var
 AXIOM_KINDS = ("var", "fd_lo", "fd_hi", "fd_den", "max_ge0", "max_ge_arg")
 KINDS = AXIOM_KINDS + ("fd_lb", "fd_ub", "constraint", "implicit", "hyp", "case",
                        "product", "combo", "lemma", "square", "fd_mono")
+
+
+# How facts and certificates are shown: :mod:`symshape.decision.explain`, which
+# builds on this module, installs its renderers here when it is imported (the
+# decision package imports it), so that this module never imports it back.
+RENDERERS: dict[str, Callable[[Any], str]] = {}
 
 
 class CertificateError(SymshapeError):
@@ -84,36 +90,7 @@ class Fact:
     def __repr__(self) -> str:
         """``Fact(a*b - 1 >= 0, from constraint 'a*b >= 1')``: the polynomial as
         the expression printer writes it, then where the fact comes from."""
-        # Imported here: explain imports this module.  Its renderer holds the one
-        # wording of each reason; derived facts get a summary instead of their
-        # labels ("see L3"), which mean nothing outside a rendered proof.
-        from symshape.decision.explain import _Renderer
-        # Facts do not hold their scope; the printer needs it only for floordiv
-        # and max atoms, and those carry it in their operands.
-        operands: list[DimExpr | int] = []
-        for a in P.atoms_of(self.poly):
-            if isinstance(a, Max0):
-                operands.append(a.arg)
-            elif isinstance(a, FloorDiv):
-                operands += (a.num, a.den)
-        render = _Renderer(next((x.scope for x in operands if isinstance(x, DimExpr)), None))
-        kind = self.kind
-        if kind == "constraint":
-            why = f"from constraint {self.note!r}"
-        elif kind == "product":
-            why = "product of 2 facts"
-        elif kind == "combo":
-            why = f"sum of {len(self.premises)} facts"
-            if self.divisor > 1:
-                why += f", divided by {self.divisor} and rounded down"
-        elif kind in ("fd_lb", "fd_ub"):
-            side = "lower" if kind == "fd_lb" else "upper"
-            why = f"{side} bound of {render.atom(self.atom)}"
-        elif kind == "lemma":
-            why = "lemma, proved by its own refutation"
-        else:
-            why = render.reason(self)
-        return f"Fact({render.text(self.poly)} >= 0, {why})"
+        return RENDERERS["fact"](self)
 
 
 # ---------------------------------------------------------------------------
@@ -585,8 +562,7 @@ class Certificate:
 
     def explain(self) -> str:
         """Render the proof for a person: facts, multipliers and cases."""
-        from symshape.decision.explain import render_certificate
-        return render_certificate(self)
+        return RENDERERS["certificate"](self)
 
     def __repr__(self) -> str:
         return f"<Certificate {self.polarity} {self.claim!r}: {len(self.refutations)} part(s)>"

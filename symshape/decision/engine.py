@@ -45,6 +45,7 @@ from symshape.decision.simplex import DEFAULT_LIMITS, Budget, Limits
 from symshape.decision.verdict import Status, Verdict, format_valuation
 from symshape.errors import UnsatisfiableConstraintsError
 from symshape.expr import Atom, DimExpr, FloorDiv, Max0, Var, atom_children, fold_atoms
+from symshape.scope import register_decider
 
 Bound = int | float
 
@@ -995,5 +996,7 @@ def _unknown_reason(r: Result) -> str:
         return "undecided: " + r.reason
     return ""
 
+
+register_decider(Decider)
 
 __all__ = ["Decider", "Point", "free_value"]

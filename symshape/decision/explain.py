@@ -6,6 +6,7 @@ from typing import Any
 
 from symshape.decision import poly as P
 from symshape.decision.certificate import (
+    RENDERERS,
     Certificate,
     Fact,
     Leaf,
@@ -15,6 +16,7 @@ from symshape.decision.certificate import (
     Split,
     required_hypotheses,
 )
+from symshape.expr import DimExpr, FloorDiv, Max0
 
 _DERIVED = ("product", "combo", "fd_lb", "fd_ub", "lemma")
 _MAX_LINES = 400
@@ -180,4 +182,40 @@ def render_certificate(cert: Certificate) -> str:
     return "\n".join(r.lines)
 
 
-__all__ = ["render_certificate"]
+def fact_repr(f: Fact) -> str:
+    """``Fact(a*b - 1 >= 0, from constraint 'a*b >= 1')``: the polynomial as the
+    expression printer writes it, then where the fact comes from.  The
+    renderer holds the one wording of each reason; derived facts get a
+    summary instead of their labels ("see L3"), which mean nothing outside a
+    rendered proof."""
+    # Facts do not hold their scope; the printer needs it only for floordiv
+    # and max atoms, and those carry it in their operands.
+    operands: list[DimExpr | int] = []
+    for a in P.atoms_of(f.poly):
+        if isinstance(a, Max0):
+            operands.append(a.arg)
+        elif isinstance(a, FloorDiv):
+            operands += (a.num, a.den)
+    render = _Renderer(next((x.scope for x in operands if isinstance(x, DimExpr)), None))
+    kind = f.kind
+    if kind == "constraint":
+        why = f"from constraint {f.note!r}"
+    elif kind == "product":
+        why = "product of 2 facts"
+    elif kind == "combo":
+        why = f"sum of {len(f.premises)} facts"
+        if f.divisor > 1:
+            why += f", divided by {f.divisor} and rounded down"
+    elif kind in ("fd_lb", "fd_ub"):
+        side = "lower" if kind == "fd_lb" else "upper"
+        why = f"{side} bound of {render.atom(f.atom)}"
+    elif kind == "lemma":
+        why = "lemma, proved by its own refutation"
+    else:
+        why = render.reason(f)
+    return f"Fact({render.text(f.poly)} >= 0, {why})"
+
+
+RENDERERS.update(certificate=render_certificate, fact=fact_repr)
+
+__all__ = ["fact_repr", "render_certificate"]

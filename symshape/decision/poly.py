@@ -210,8 +210,7 @@ def to_text(p: Poly, scope: Any) -> str:
         return str(constant(p))
     if tree_size(p) >= TEXT_LIMIT:
         return f"<expression with {len(p)} terms, too large to print>"
-    from symshape.printing import expr_to_str
-    return expr_to_str(DimExpr(dict(p), scope))
+    return str(DimExpr(dict(p), scope))
 
 
 def mono_text(m: Mono, scope: Any) -> str:

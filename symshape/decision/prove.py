@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from symshape.build import parse_comparison_in_scope
 from symshape.decision.certificate import Link
 from symshape.decision.poly import from_expr
 from symshape.decision.simplex import Limits
@@ -11,13 +12,12 @@ from symshape.decision.suggest import with_suggestions
 from symshape.decision.verdict import Status, Verdict
 from symshape.errors import SymshapeError
 from symshape.expr import DimExpr
-from symshape.scope import SymbolicScope
+from symshape.scope import SymbolicScope, resolve_scope
 
 
 def claim_links(text: str, scope: SymbolicScope) -> tuple[list[Link], list[str]]:
     """Parse a claim (comparison or chain) into links ``(op, d, text)`` meaning
     ``d op 0`` with ``op`` in ``>= == !=``, and the names of its variables."""
-    from symshape.shapes import parse_comparison_in_scope
     links: list[Link] = []
     names: set[str] = set()
     parts = parse_comparison_in_scope(text, scope)
@@ -49,7 +49,6 @@ def _same_form_reason(text: str, index: int, scope: SymbolicScope) -> str:
     """Which equality constraints made the two sides of link ``index`` of the
     claim ``text`` differ by a constant ("" when their canonical forms alone
     do): found by building the claim without the constraints."""
-    from symshape.shapes import parse_comparison_in_scope
     _, lhs, rhs = parse_comparison_in_scope(text, SymbolicScope())[index]
     if isinstance(lhs - rhs, int):
         return ""
@@ -96,7 +95,6 @@ def prove(claim: str, *, constraints: Iterable[str] = (),
       ParseError: for a malformed claim or constraint.
       UnsatisfiableConstraintsError: if the constraints contradict each other.
     """
-    from symshape.shapes import resolve_scope
     if not isinstance(claim, str):
         raise SymshapeError(f"prove() expects the claim as a string, got {claim!r}")
     sc = resolve_scope(constraints, scope)
@@ -108,8 +106,15 @@ def prove(claim: str, *, constraints: Iterable[str] = (),
                                   limits=Limits(budget, time_limit, progress))
     if verdict.status is Status.INCONCLUSIVE or verdict.status is Status.UNDECIDED:
         # Computed when first read (several proofs): see symshape.decision.suggest.
-        verdict = with_suggestions(verdict, budget)
+        verdict = with_suggestions(verdict, _prove_again, budget)
     return verdict
+
+
+def _prove_again(claim: str, *, constraints: Iterable[str] = (),
+                 budget: float = 1.0) -> Verdict:
+    """:func:`prove` for the suggestions' candidate proofs (looked up at each
+    call, so that what a test patches here is used)."""
+    return prove(claim, constraints=constraints, budget=budget)
 
 
 __all__ = ["claim_links", "prove"]

@@ -31,15 +31,21 @@ import re
 import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from symshape.decision.verdict import Status
+from symshape.build import parse_comparison_in_scope
+from symshape.decision.verdict import Status, Verdict
 from symshape.errors import SymshapeError
 from symshape.expr import DimExpr, FloorDiv
 from symshape.scope import SymbolicScope
 
-if TYPE_CHECKING:
-    from symshape.decision.verdict import Verdict
+
+class Prover(Protocol):
+    """The signature of :func:`symshape.prove` that suggestions use."""
+
+    def __call__(self, claim: str, *, constraints: Iterable[str] = (),
+                 budget: float = 1.0) -> Verdict: ...
+
 
 MAX_PROOFS = 64
 """Candidate proofs per claim (each with the budget ``prove`` was called with)."""
@@ -122,7 +128,9 @@ class _Found:
 class _Suggester:
     """The search for one verdict: counts candidate proofs and memoizes them."""
 
-    def __init__(self, verdict: Verdict, budget: float, max_proofs: int) -> None:
+    def __init__(self, verdict: Verdict, budget: float, max_proofs: int,
+                 prove: Prover) -> None:
+        self.prove = prove
         self.claim = verdict.claim
         self.constraints = tuple(verdict.constraints)
         self.verdict = verdict
@@ -135,7 +143,6 @@ class _Suggester:
         """Is ``target`` proved under the constraints plus ``extra``?  (The
         valuations of a failed attempt are not read: minimizing them costs more
         than the attempt.)"""
-        from symshape.decision.prove import prove
         key = (target, extra)
         hit = self._memo.get(key)
         if hit is not None:
@@ -145,8 +152,8 @@ class _Suggester:
                 raise _OutOfProofs
             self.left -= 1
         try:
-            out = prove(target, constraints=[*self.constraints, *extra],
-                        budget=self.budget).status is Status.PROVED
+            out = self.prove(target, constraints=[*self.constraints, *extra],
+                             budget=self.budget).status is Status.PROVED
         except SymshapeError:  # an unsatisfiable scope, or a claim that is no constraint
             out = False
         self._memo[key] = out
@@ -190,10 +197,9 @@ class _Suggester:
             for env in (base, *found.moved(base)):
                 if self.satisfies(env, [text]):
                     return True
-        from symshape.decision.prove import prove
         try:
-            v = prove(f"{found.names[0]} <= 0", constraints=[*self.constraints, text],
-                      budget=self.budget)
+            v = self.prove(f"{found.names[0]} <= 0", constraints=[*self.constraints, text],
+                           budget=self.budget)
         except SymshapeError:  # UnsatisfiableConstraintsError: it contradicts the scope
             return False
         return self.satisfies(v.counterexample, [text])
@@ -324,7 +330,6 @@ def _first_positions(text: str, names: Iterable[str]) -> dict[str, int]:
 def _claim_parts(claim: str) -> tuple[list[str], list[int]]:
     """The claim's variables (in order of first occurrence) and its constant
     divisors (ascending), read from the claim parsed without constraints."""
-    from symshape.shapes import parse_comparison_in_scope
     names: set[str] = set()
     divisors: set[int] = set()
     for _op, lhs, rhs in parse_comparison_in_scope(claim, SymbolicScope()):
@@ -354,7 +359,7 @@ def _finite(b: float | int) -> int | None:
     return int(b) if not (isinstance(b, float) and math.isinf(b)) else None
 
 
-def suggestions_for_verdict(verdict: Verdict, *, budget: float = 1.0,
+def suggestions_for_verdict(verdict: Verdict, *, prove: Prover, budget: float = 1.0,
                             max_proofs: int = MAX_PROOFS) -> tuple[str, ...]:
     """Constraints, weakest first, each of which added to the verdict's scope
     makes its claim proved (checked), none contradicting the scope (a valuation
@@ -362,12 +367,13 @@ def suggestions_for_verdict(verdict: Verdict, *, budget: float = 1.0,
 
     Args:
       verdict: the verdict of :func:`symshape.prove`.
+      prove: :func:`symshape.prove` (passed in: this module sits below it).
       budget: the budget scale of each candidate proof.
       max_proofs: the number of candidate proofs allowed.
     """
     if verdict.status not in (Status.INCONCLUSIVE, Status.UNDECIDED):
         return ()
-    s = _Suggester(verdict, budget, max_proofs)
+    s = _Suggester(verdict, budget, max_proofs, prove)
     try:
         names, divisors = _claim_parts(verdict.claim)
         scope = SymbolicScope(verdict.constraints)
@@ -444,7 +450,7 @@ def suggestions_for_verdict(verdict: Verdict, *, budget: float = 1.0,
     return tuple(out)
 
 
-def with_suggestions(verdict: Verdict, budget: float = 1.0) -> Verdict:
+def with_suggestions(verdict: Verdict, prove: Prover, budget: float = 1.0) -> Verdict:
     """``verdict`` whose ``suggestions`` are computed (by
     :func:`suggestions_for_verdict`) when first read: nothing is computed here."""
     ref: weakref.ref[Verdict] | None = None
@@ -453,7 +459,7 @@ def with_suggestions(verdict: Verdict, budget: float = 1.0) -> Verdict:
         # The verdict itself, not the one it was copied from, so that the
         # valuations it has already computed are reused.
         v = ref() if ref is not None else None
-        return suggestions_for_verdict(v, budget=budget) if v is not None else ()
+        return suggestions_for_verdict(v, prove=prove, budget=budget) if v is not None else ()
 
     out = verdict.with_suggestions(compute)
     ref = weakref.ref(out)

@@ -15,11 +15,11 @@ renormalize to symshape's canonical form.
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Sequence
 from typing import Any
 
+from symshape import parsing
 from symshape.errors import ParseError, SymshapeError, UnsatisfiableConstraintsError
 from symshape.expr import (
     _ONE,
@@ -38,8 +38,6 @@ from symshape.scope import Constraint, SymbolicScope
 
 Dim = DimExpr | int
 
-_NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
-_RESERVED = frozenset({"floordiv", "mod", "max", "min"})
 BRIDGE_ATTR = "_symshape_jax_bridge"  # the attribute holding a scope's Bridge
 _lock = threading.RLock()
 
@@ -257,10 +255,10 @@ def _jax_text(e: Any) -> str:
 
 
 def _check_name(name: str) -> str:
-    if not _NAME_RE.match(name) or name in _RESERVED:
+    if not parsing.is_name(name):
         raise JaxConversionError(
             f"the JAX dimension variable {name!r} is not a valid symshape name "
-            "(a letter followed by letters, digits or '_', not floordiv/mod/max/min)")
+            "(a letter or '_' followed by letters, digits or '_', not floordiv/mod/max/min)")
     return name
 
 

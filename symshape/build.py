@@ -1,0 +1,250 @@
+"""From syntax trees to canonical expressions, in a given scope.
+
+The algebra layer's reader: :mod:`symshape.parsing` gives the trees, this
+module builds them with the expression operations of the scope's variables.
+Scopes use it for their constraint texts, so it never imports the scope
+(:mod:`symshape.shapes` is the public API on top: ``symbolic_shape``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from symshape import parsing
+from symshape._echo import echo
+from symshape.errors import ParseError, SymshapeError
+from symshape.expr import _ONE, DimExpr, _as_int, floordiv, max_expr, min_expr, mod
+
+if TYPE_CHECKING:
+    from symshape.scope import SymbolicScope
+
+Dim = DimExpr | int
+
+_BINARY: dict[str, Callable[[Any, Any], Any]] = {
+    "add": lambda x, y: x + y,
+    "sub": lambda x, y: x - y,
+    "mul": lambda x, y: x * y,
+    "floordiv": floordiv,
+    "mod": mod,
+    "max": max_expr,
+    "min": min_expr,
+}
+
+
+def build(node: tuple[Any, ...], scope: SymbolicScope, text: str = "",
+          memo: dict[int, Dim] | None = None) -> Dim:
+    """Build the canonical expression of a parsed AST ``node`` in ``scope``.
+
+    Works bottom-up with an explicit stack, so a deeply nested expression
+    costs no Python recursion. ``memo`` (node id -> expression) reuses what
+    was built for a node object met before: parsed specs share repeated
+    subtrees (see :func:`symshape.parsing.share_subtrees`), and the links of a
+    comparison chain share their middle operands."""
+    if memo is None:
+        memo = {}
+    got = memo.get(id(node))
+    if got is not None:
+        return got
+    stack = [node]
+    while stack:
+        current = stack[-1]
+        key = id(current)
+        if key in memo:
+            stack.pop()
+            continue
+        kind = current[0]
+        if kind == "int":
+            memo[key] = int(current[2])
+            stack.pop()
+            continue
+        if kind == "var":
+            memo[key] = scope._var(current[2])
+            stack.pop()
+            continue
+        if kind == "neg" or kind == "pow":
+            children: tuple[Any, ...] | list[Any] = (current[2],)
+        elif kind in _BINARY:
+            children = (current[2], current[3])
+            if kind in _SUMS:
+                spine = _sum_spine(current, memo)
+                if len(spine) >= _LONG_SUM:
+                    children = [operand for _, operand in spine]
+        else:
+            raise ParseError(f"'{kind}' is not allowed here", text=text, column=current[1])
+        missing = [child for child in children if id(child) not in memo]
+        if missing:
+            stack.extend(reversed(missing))
+            continue
+        stack.pop()
+        if len(children) > 2:
+            memo[key] = _sum([(sign, memo[id(x)]) for sign, x in spine], scope)
+        else:
+            memo[key] = _combine(current, [memo[id(child)] for child in children], text)
+    return memo[id(node)]
+
+
+_SUMS = frozenset({"add", "sub"})
+_LONG_SUM = 8  # operands from which a written sum is added up in one pass
+
+
+def _sum_spine(node: tuple[Any, ...], memo: dict[int, Dim]) -> list[tuple[int, Any]]:
+    """The operands of the sum ``x0 ± x1 ± ... ± xn`` that ``node`` ends, with their
+    signs: the left-leaning chain of ``add``/``sub`` nodes a written sum parses
+    into (stopping at a partial sum already built)."""
+    spine: list[tuple[int, Any]] = []
+    while node[0] in _SUMS and id(node) not in memo:
+        spine.append((1 if node[0] == "add" else -1, node[3]))
+        node = node[2]
+    spine.append((1, node))
+    spine.reverse()
+    return spine
+
+
+def _add_into(out: dict[Any, int], x: Dim, sign: int) -> None:
+    """``out += sign*x`` on a term map, as DimExpr's ``+`` and ``-`` update theirs."""
+    if type(x) is int:
+        if x:
+            c = out.get(_ONE, 0) + sign * x
+            if c:
+                out[_ONE] = c
+            else:
+                del out[_ONE]
+        return
+    assert isinstance(x, DimExpr)
+    get = out.get
+    for m, c in x.terms.items():
+        c = get(m, 0) + sign * c
+        if c:
+            out[m] = c
+        else:
+            del out[m]
+
+
+def _sum(operands: list[tuple[int, Dim]], scope: SymbolicScope) -> Dim:
+    """``x0 ± x1 ± ... ± xn``, left to right, in time linear in the number of terms.
+
+    Adding one operand at a time copies the growing term map each time, which
+    is quadratic for a written sum of thousands of terms. Without the scope's
+    rewrite rules, one term map updated in place gives exactly what the
+    repeated ``+`` and ``-`` give (the same terms, in the same order); with
+    rewrite rules (applied after every step), the operands are added one at a
+    time.
+    """
+    acc = operands[0][1]
+    if scope._term_rules:
+        for sign, x in operands[1:]:
+            acc = acc + x if sign > 0 else acc - x
+        return acc
+    out: dict[Any, int] | None = None  # the terms of acc, while it is not a constant
+    for sign, x in operands[1:]:
+        if out is None:
+            if type(acc) is int and type(x) is int:
+                acc = acc + sign * x
+                continue
+            if type(acc) is int:  # int ± expr: the expression's terms come first
+                assert isinstance(x, DimExpr)
+                out = dict(x.terms) if sign > 0 else {m: -c for m, c in x.terms.items()}
+                _add_into(out, acc, 1)
+            else:
+                assert isinstance(acc, DimExpr)
+                out = dict(acc.terms)
+                _add_into(out, x, sign)
+        else:
+            _add_into(out, x, sign)
+        if not out:
+            acc, out = 0, None
+        elif len(out) == 1 and _ONE in out:
+            acc = out[_ONE]
+            out = None
+    return acc if out is None else DimExpr.make(out, scope)
+
+
+def _combine(node: tuple[Any, ...], args: list[Dim], text: str) -> Dim:
+    """The expression of ``node`` from the expressions of its operands."""
+    kind = node[0]
+    if kind == "neg":
+        return -args[0]
+    if kind == "pow":
+        return args[0] ** node[3]
+    try:
+        return _BINARY[kind](args[0], args[1])
+    except ZeroDivisionError as err:
+        raise ParseError(f"division by zero in {kind}", text=text, column=node[1]) from err
+    except SymshapeError as err:
+        if isinstance(err, ParseError):
+            raise
+        raise type(err)(f"{err}\n  at column {node[1]} of\n{echo(text, node[1])}") from None
+
+
+def parse_expr_in_scope(text: str, scope: SymbolicScope) -> Dim:
+    """Parse one dimension expression in ``scope``."""
+    return build(parsing.parse_expr(text), scope, text)
+
+
+def parse_comparison_in_scope(text: str, scope: SymbolicScope
+                              ) -> list[tuple[str, Dim, Dim]]:
+    """Parse a comparison or chain (``16 <= a <= b``) into ``(op, lhs, rhs)`` links."""
+    links = parsing.parse_comparison(text)
+    memo: dict[int, Dim] = {}  # the links of a chain share their middle operands
+    return [(op, build(lhs, scope, text, memo), build(rhs, scope, text, memo))
+            for op, lhs, rhs in links]
+
+
+def shape_in_scope(spec: str | None, scope: SymbolicScope,
+                   like: Sequence[int | None] | None = None) -> tuple[Dim, ...]:
+    """Parse a shape spec in ``scope`` (see :func:`symshape.symbolic_shape`)."""
+    sc = scope
+    if spec is None:
+        spec = "..."
+    if not isinstance(spec, str):
+        raise SymshapeError(f"a shape spec must be a string or None, got {spec!r}")
+    nodes = parsing.parse_spec(spec)
+    like_t: tuple[int | None, ...] | None = None
+    if like is not None:
+        like_t = tuple(None if d is None else _like_dim(d, spec) for d in like)
+    out: list[Dim] = []
+    memo: dict[int, Dim] = {}  # parse_spec shares repeated subtrees
+    for i, node in enumerate(nodes):
+        kind = node[0]
+        if kind == "...":
+            if like_t is None:
+                raise ParseError("'...' needs a concrete shape to fill it; pass like=",
+                                 text=spec, column=node[1])
+            rest = like_t[i:]
+            for j, d in enumerate(rest, start=i):
+                if d is None:
+                    raise ParseError(f"'...' covers dimension {j}, which is unknown in "
+                                     f"like={like_t}", text=spec, column=node[1])
+                out.append(d)
+            return tuple(out)
+        if like_t is not None and i >= len(like_t):
+            raise ParseError(f"spec has more dimensions than like={like_t} "
+                             f"(rank {len(like_t)})", text=spec, column=node[1])
+        if kind == "_":
+            if like_t is None:
+                raise ParseError("placeholder '_' needs a concrete shape to fill it; "
+                                 "pass like=", text=spec, column=node[1])
+            d = like_t[i]
+            if d is None:
+                raise ParseError(f"placeholder '_' for dimension {i} which is unknown in "
+                                 f"like={like_t}", text=spec, column=node[1])
+            out.append(d)
+            continue
+        e = build(node, sc, spec, memo)
+        if like_t is not None and isinstance(e, int) and like_t[i] is not None \
+                and like_t[i] != e:
+            raise ParseError(f"dimension {i} is the constant {e} in the spec but "
+                             f"{like_t[i]} in like={like_t}", text=spec, column=node[1])
+        out.append(e)
+    if like_t is not None and len(out) != len(like_t):
+        raise ParseError(f"spec has rank {len(out)} but like={like_t} has rank "
+                         f"{len(like_t)}", text=spec, column=max(len(spec), 1))
+    return tuple(out)
+
+
+def _like_dim(d: Any, spec: str) -> int:
+    v = _as_int(d)
+    if v is None:
+        raise SymshapeError(f"like= must hold ints or None, got {d!r} (spec {spec!r})")
+    return v

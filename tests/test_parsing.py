@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ast
 import logging
+import subprocess
+import sys
 import threading
 import time
 from typing import Any
@@ -14,7 +16,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import symshape
-from symshape import parsing
+from symshape import _fastparse, _larkparse, parsing
+from symshape import build as build_mod
+from symshape._resources import grammar_text
 from symshape.errors import ParseError
 from symshape.parsing import parse_comparison, parse_expr, parse_spec
 
@@ -229,7 +233,8 @@ def check_error(fn: Any, text: str, column: int | None = None) -> ParseError:
     "2.5", "a + a a", "a ^ a", "a; a", ")(", "2a", "a@", "'a'", "mod(a)",
     "floordiv(a, b, c)", "-", "a +", "max(a b)", "3 ** -1", "floordiv", "", "   ",
     "a,,b", "a, b", "_", "...", "a ^ 2.5", "a ** -1", "a^2^3", "a / 2", "a = b",
-    "max()", "max", "max + 1", "(a", "a)", "a >= b", "a b", "é", "a\x00", "1_000",
+    "max()", "max", "max + 1", "(a", "a)", "a >= b", "a b", "a\u00b7b", "a\x00", "1_000",
+    "²a", "₁", "e\u0301", "℘", "a$", "flordiv(a, 2)",
 ])
 def test_parse_expr_errors(text: str) -> None:
     check_error(parse_expr, text)
@@ -347,7 +352,7 @@ def test_deep_nesting_fails_fast(fn: Any) -> None:
         "-" * 5000 + "a",
         "a" + "^2" * 5000,
         "-(" * 2000 + "a" + ")" * 2000,
-        " - ".join(["a"] * 5000),
+        " // ".join(["a"] * 5000),
         "max(" * 3000 + "a" + ", 1)" * 3000,
     ]
     for text in cases:
@@ -364,17 +369,74 @@ def test_long_unary_plus_chain_is_harmless() -> None:
     assert parse_expr("+" * 5000 + "a") == ("var", 1, "a")
 
 
+LIMIT = parsing.MAX_DEPTH
+
+
 def test_depth_limits_and_messages() -> None:
-    err = raises(parse_expr, "(" * 101 + "a" + ")" * 101)
-    assert "nested too deeply, more than 100 levels" in str(err)
-    assert err.column == 101
-    parse_expr("(" * 100 + "a" + ")" * 100)  # exactly at the limit is fine
-    parse_expr("-" * 99 + "a")  # AST depth 100
-    err = raises(parse_expr, "-" * 100 + "a")  # AST depth 101
+    err = raises(parse_expr, "(" * (LIMIT + 1) + "a" + ")" * (LIMIT + 1))
+    assert f"nested too deeply, more than {LIMIT} levels of parentheses" in str(err)
+    assert err.column == LIMIT + 1
+    parse_expr("(" * LIMIT + "a" + ")" * LIMIT)  # exactly at the limit is fine
+    parse_expr("-" * (LIMIT - 1) + "a")  # AST depth LIMIT
+    err = raises(parse_expr, "-" * LIMIT + "a")  # AST depth LIMIT + 1
     assert "nested too deeply" in str(err)
+    assert err.column == LIMIT + 1  # the name 'a', one level too deep
     err = raises(parse_expr, "-" * 5000 + "a")
     assert "nested too deeply" in str(err)
     parse_spec(", ".join(["a"] * 1000))  # many dimensions are fine: each is shallow
+
+
+@pytest.mark.parametrize("fn", [parse_expr, parse_spec, parse_comparison])
+def test_flat_sums_and_products_are_not_nesting(fn: Any) -> None:
+    """Issue 11: a sum of 101 terms was "nested too deeply, more than 100 levels"."""
+    for text in (" + ".join(f"v{k}" for k in range(5000)),
+                 " - ".join(["a"] * 5000),
+                 "*".join(f"v{k}" for k in range(3000)),
+                 " + ".join(f"{k}*v{k}*(w + {k}) - v{k}" for k in range(1500)),
+                 "(" + " + ".join(f"(v{k} + 1)*(v{k} - 1)" for k in range(1000)) + ")"):
+        if fn is parse_comparison:
+            text = "1 <= " + text
+        start = time.perf_counter()
+        fn(text)
+        assert time.perf_counter() - start < 1.0
+
+
+def max_chain(depth: int) -> str:
+    text = "a"
+    for k in range(depth):
+        text = f"max({text}, b + {k})"
+    return text
+
+
+def test_real_nesting_past_100_levels_parses_without_recursion() -> None:
+    """A 200-deep max(max(...), b + i) chain (code that folds max_dim over layers),
+    parsed with a recursion limit far below its depth: nothing recurses."""
+    text = max_chain(200)
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(120)
+    try:
+        node = parsing._parse_expr_uncached(text)
+        spec = parsing._parse_spec_uncached(f"{text}, c")
+        chain = parsing._parse_comparison_uncached(f"{text} >= a")
+    finally:
+        sys.setrecursionlimit(old)
+    assert spec[0][0] == node[0] == chain[0][1][0] == "max"
+    depth = 0
+    while node[0] == "max":
+        assert node[3] == ("add", node[3][1], ("var", node[3][1], "b"),
+                           ("int", node[3][3][1], 199 - depth))
+        node = node[2]
+        depth += 1
+    assert depth == 200 and node == ("var", 4 * 200 + 1, "a")
+
+
+def test_nesting_limit_counts_function_nesting() -> None:
+    parse_expr(max_chain(LIMIT - 2))  # max levels, the sum 'b + k' and its leaves
+    err = raises(parse_expr, max_chain(LIMIT + 1))
+    assert "nested too deeply" in str(err) and f"more than {LIMIT} levels" in str(err)
+    assert err.column == 4 * (LIMIT + 1)  # the '(' beyond the limit: max(max(...
+    err = raises(parse_expr, " // ".join(["a"] * (LIMIT + 5)))  # floordiv nests
+    assert "nested too deeply" in str(err)
 
 
 # --------------------------------------------------------------------------- caching etc.
@@ -387,20 +449,26 @@ def test_cached_results_are_shared() -> None:
     assert parse_comparison("a >= 1") is parse_comparison("a >= 1")
 
 
-def test_grammar_comes_from_resources(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("module", [_larkparse, _fastparse])
+def test_grammar_comes_from_resources(module: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both front ends read grammar/symshape.lark through symshape._resources."""
     calls: list[str] = []
-    real = parsing.grammar_text
+    real = module.grammar_text
 
     def spy(name: str) -> str:
         calls.append(name)
         return real(name)
 
-    monkeypatch.setattr(parsing, "grammar_text", spy)
-    parsing._parser.cache_clear()
+    monkeypatch.setattr(module, "grammar_text", spy)
+    built = module.parser if module is _larkparse else module.fast_parser
+    built.cache_clear()
     try:
-        assert parsing._parse_expr_uncached("a + 1")[0] == "add"
+        if module is _larkparse:
+            assert _larkparse.parse("a + 1", "expr_input")[0] == "add"
+        else:
+            assert _fastparse.fast_parser().parse("a + 1", "expr_input")[0] == "add"
     finally:
-        parsing._parser.cache_clear()
+        built.cache_clear()
     assert calls == ["symshape.lark"]
 
 
@@ -416,8 +484,8 @@ def test_grammar_has_no_lalr_conflicts() -> None:
     lark.logger.addHandler(handler)
     lark.logger.setLevel(logging.DEBUG)
     try:
-        lark.Lark(parsing.grammar_text("symshape.lark"), parser="lalr", lexer=parsing._Lexer,
-                  start=list(parsing._START_WHAT), debug=True)
+        lark.Lark(grammar_text("symshape.lark"), parser="lalr", lexer=_larkparse.LarkLexer,
+                  start=list(_fastparse.START_WHAT), debug=True)
     finally:
         lark.logger.removeHandler(handler)
         lark.logger.setLevel(old_level)
@@ -627,3 +695,210 @@ def test_parsed_specs_share_repeated_subtrees() -> None:
     with pytest.raises(ParseError) as info:
         symshape.symbolic_shape("2, 2", like=(2, 3))
     assert info.value.column == 4
+
+
+# --------------------------------------------------------------------------- issue 11
+
+
+def cli(*argv: str) -> subprocess.CompletedProcess[str]:
+    """``symshape ARGV`` as a user runs it."""
+    return subprocess.run([sys.executable, "-m", "symshape", *argv], capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_cli_simplifies_a_flat_sum_of_many_terms() -> None:
+    text = " + ".join(f"v{k}" for k in range(101))
+    p = cli("simplify", text)
+    assert p.returncode == 0, p.stderr
+    assert "nested too deeply" not in p.stderr
+    assert "v100" in p.stdout and "v0" in p.stdout
+
+
+@pytest.mark.parametrize("text, name, column, nearest", [
+    ("flordiv(a, 2)", "flordiv", 1, "floordiv"),
+    ("ceildiv(n, 128)", "ceildiv", 1, "floordiv"),
+    ("2*h + maxx (a, b)", "maxx", 7, "max"),
+    ("b >= Min(a, 1)", "Min", 6, "min"),
+    ("a, modulo(b, 4)", "modulo", 4, "mod"),
+])
+def test_unknown_functions_are_named_with_the_known_ones(text: str, name: str, column: int,
+                                                          nearest: str) -> None:
+    fn = parse_comparison if ">=" in text else parse_spec if "," in text else parse_expr
+    if "(a, b)" in text:
+        fn = parse_expr
+    err = check_error(fn, text, column)
+    assert f"unknown function {name!r}" in str(err)
+    assert err.expected.startswith(f"a known function, nearest first: {nearest}(x, y), ")
+    for known in ("floordiv", "mod", "max", "min"):
+        assert f"{known}(x, y)" in err.expected
+    assert "unexpected '('" not in str(err)
+
+
+def test_unknown_function_from_the_cli() -> None:
+    p = cli("simplify", "flordiv(a, 2)")
+    assert p.returncode != 0
+    assert "unknown function 'flordiv' at column 1" in p.stderr
+    assert "\n  flordiv(a, 2)\n  ^\n" in p.stderr
+    assert "nearest first: floordiv(x, y)," in p.stderr
+    assert "Traceback" not in p.stderr
+
+
+@pytest.mark.parametrize("name", ["α", "σ_1", "x₁", "a²", "_b", "__", "_1", "日本", "ℓ", "é",
+                                  "ﬁ", "ａ", "maxα", "max_1", "if", "None"])
+def test_unicode_names_as_jax_accepts_them(name: str) -> None:
+    assert parse_expr(name) == ("var", 1, name)
+    assert parse_expr(f"2*{name} + 1")[2][3] == ("var", 3, name)
+    assert parsing.is_name(name)
+    dims = symshape.symbolic_shape(f"{name}, 2*{name}")
+    assert str(dims[0]) == name and str(dims[1]) == f"2*{name}"
+
+
+@pytest.mark.parametrize("text, column, words", [
+    ("²a", 1, "invalid name '²a': a name starts with a letter or '_'"),
+    ("b + ₁", 5, "invalid name '₁'"),
+    ("e\u0301", 2, "combining mark"),
+    ("x\u0304 + 1", 2, "combining mark"),
+    ("a·b", 2, "unexpected character '·'"),
+    ("℘", 1, "unexpected character '℘'"),
+    ("a$", 2, "unexpected character '$'"),
+])
+def test_names_jax_rejects_are_rejected_clearly(text: str, column: int, words: str) -> None:
+    err = check_error(parse_expr, text, column)
+    assert words in str(err)
+    assert not parsing.is_name(text)
+
+
+@pytest.mark.parametrize("text", ["_", "max", "floordiv", "", "a b", "1a", "a+b", " a", 3])
+def test_is_name_rejects(text: Any) -> None:
+    assert not parsing.is_name(text)
+
+
+CANDIDATE_NAMES = ["α", "_a", "a_", "x1", "ℌ", "a²", "²a", "ﬁ", "e\u0301", "é", "٣a", "a٣",
+                   "ⅷ", "℘", "a·b", "·a", "__", "_1", "a\u200d", "if", "None", "Ab_9", "ａ",
+                   "x\u0304", "σ_1", "日本", "a$", "a.b", "ℓ", "ᵢ", "aᵢ", "a₁", "₁", "A\u00b7",
+                   "Ⅻx", "a\u2118", "\u212e", "\u309b", "a\u309b", "a\u0e33", "ß", "ǅ",
+                   "a\u0660", "\u0e33", "a-b"]
+
+
+def test_names_agree_with_jax() -> None:
+    """Exactly the names JAX's shape parser accepts (a single-variable spec)."""
+    export = pytest.importorskip("jax.export")
+    for name in CANDIDATE_NAMES:
+        try:
+            dims = export.symbolic_shape(name)
+            jax_ok = len(dims) == 1 and str(dims[0]) == name
+        except ValueError:
+            jax_ok = False
+        assert parsing.is_name(name) == jax_ok, name
+        try:
+            ours = parse_spec(name)
+            ok = ours == (("var", 1, name),)
+        except ParseError:
+            ok = False
+        assert ok == jax_ok, name
+
+
+def test_cli_accepts_unicode_names() -> None:
+    p = cli("simplify", "α + 2*α")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == "3*α"
+
+
+def test_error_echo_is_clipped_around_the_column() -> None:
+    """Issue 11: the error echoed the whole 10 KB input."""
+    text = " + ".join(f"v{k}" for k in range(1000)) + " + @ + " + " + ".join(
+        f"w{k}" for k in range(1000))
+    err = raises(parse_expr, text)
+    assert err.text == text and err.column == text.index("@") + 1
+    lines = str(err).split("\n")
+    assert len(str(err)) < 400
+    shown, caret = lines[1], lines[2]
+    assert shown.startswith("  ...") and shown.endswith("...")
+    assert caret.strip() == "^" and shown[caret.index("^")] == "@"
+    p = cli("simplify", text)
+    assert p.returncode != 0 and len(p.stderr) < 600, p.stderr
+    assert "unexpected character '@'" in p.stderr
+
+
+def test_deep_nesting_limit_error_is_clipped_and_names_what() -> None:
+    text = "max(" * (LIMIT + 5) + "a" + ", 1)" * (LIMIT + 5)
+    err = raises(parse_expr, text)
+    message = str(err)
+    assert len(message) < 500
+    assert f"more than {LIMIT} levels of parentheses and function calls" in message
+    shown, caret = message.split("\n")[1:3]
+    assert shown[caret.index("^")] == "("
+
+
+def _stack_depth() -> int:
+    frame, depth = sys._getframe(1), 0
+    while frame is not None:
+        frame, depth = frame.f_back, depth + 1  # type: ignore[assignment]
+    return depth
+
+
+def test_building_walks_the_tree_without_recursion(monkeypatch: pytest.MonkeyPatch) -> None:
+    """build.build combines every node from the same stack depth, however deep the
+    tree (the algebra below it is another matter: see the max-chain timings)."""
+    depths: list[int] = []
+    real = build_mod._combine
+
+    def spy(node: Node, args: list[Any], text: str) -> Any:
+        depths.append(_stack_depth())
+        return real(node, args, text)
+
+    monkeypatch.setattr(build_mod, "_combine", spy)
+    scope = symshape.SymbolicScope()
+    neg = build_mod.build(parse_expr("-" * 999 + "a"), scope)
+    assert str(neg) == "-a"
+    chain = build_mod.build(parse_expr(max_chain(12)), scope)
+    assert isinstance(chain, symshape.DimExpr)
+    assert chain.evaluate({"a": 1000, "b": 1}) == 1000
+    assert chain.evaluate({"a": 1, "b": 5}) == 5 + 11
+    flat = build_mod.build(parse_expr(" + ".join(f"(v{k} - 1)" for k in range(3000))), scope)
+    assert isinstance(flat, symshape.DimExpr)
+    assert flat.evaluate({f"v{k}": 2 for k in range(3000)}) == 3000
+    assert len(depths) > 4000 and len(set(depths)) == 1
+
+
+def test_long_flat_sums_build_in_linear_time() -> None:
+    """Adding one operand at a time copied the growing term map: quadratic."""
+    scope = symshape.SymbolicScope()
+    times = []
+    for n in (1000, 8000):
+        text = " + ".join(f"v{k}" for k in range(n))
+        node = parse_expr(text)
+        best = float("inf")
+        for _ in range(3):
+            start = time.perf_counter()
+            built = build_mod.build(node, scope, text)
+            best = min(best, time.perf_counter() - start)
+        times.append(best)
+        assert isinstance(built, symshape.DimExpr) and len(built.terms) == n
+    assert times[1] < 24 * times[0] + 0.05, times  # 8x the terms: not 64x the time
+
+
+SUM_OPERANDS = ["a", "b", "c", "2*a", "-a", "a*b", "floordiv(a, 2)", "a + 1", "-b - 3", "0",
+                "1", "7", "-2", "mod(n, 128)", "64*floordiv(n, 128)", "n", "max(a, b)"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["+", "-"]), st.sampled_from(SUM_OPERANDS)),
+                min_size=1, max_size=30),
+       st.sampled_from(SUM_OPERANDS), st.booleans())
+def test_long_sums_are_exactly_the_repeated_additions(
+        rest: list[tuple[str, str]], first: str, rules: bool) -> None:
+    """The one-pass sum gives the same canonical terms, in the same order, as
+    ``+`` and ``-`` one operand at a time (with and without rewrite rules)."""
+    scope = symshape.SymbolicScope(["mod(n, 128) == 0"] if rules else [])
+    text = f"({first})" + "".join(f" {op} ({x})" for op, x in rest)
+    built = build_mod.build(parse_expr(text), scope, text)
+    expected = build_mod.build(parse_expr(first), scope)
+    for op, x in rest:
+        y = build_mod.build(parse_expr(x), scope)
+        expected = expected + y if op == "+" else expected - y
+    assert type(built) is type(expected)
+    if isinstance(built, symshape.DimExpr):
+        assert list(built.terms.items()) == list(expected.terms.items())  # type: ignore[union-attr]
+    else:
+        assert built == expected

@@ -2,16 +2,29 @@
 
 Subcommands::
 
-    symshape prove CLAIM [--given C ...] [--json]
-    symshape bounds EXPR [--given C ...] [--json]
+    symshape prove CLAIM [--given C ...] [--budget X] [--time-limit S] [--json]
+    symshape bounds EXPR [--given C ...] [--budget X] [--time-limit S] [--json]
     symshape simplify EXPR [--given C ...] [--json]
     symshape check SPEC ... --shape 3,8 ... [--given C ...] [--json]
-    symshape stablehlo SPEC ... [--dtype f32 ...] [--given C ...]
+    symshape stablehlo SPEC ... [--dtype f32 ...] [--given C ...] [--json]
     symshape repl [--given C ...] [--echo]
 
-Exit status: 0 proved (or success), 1 refuted (or, for ``check``, shapes that do
-not match), 2 inconclusive, 3 bad input.  Bad input is reported on stderr with
-the parser's caret-marked position and never with a Python traceback.
+Exit status:
+
+* 0 -- proved (or, for the other commands, success);
+* 1 -- refuted (for ``check``: shapes that do not match the specs);
+* 2 -- inconclusive: the claim holds for some valuations and fails for others
+  (both are shown);
+* 3 -- bad input: a parse error, unsatisfiable constraints or a usage error;
+* 4 -- undecided: the work budget (``--budget``) or the time limit
+  (``--time-limit``) ran out before the claim was decided.  Not evidence either
+  way; a larger budget or a constraint may settle it.
+
+Bad input is reported on stderr with the parser's caret-marked position and
+never with a Python traceback; with ``--json`` it is a JSON object on stdout
+instead (``{"error": {"kind", "message", "column", ...}, "exit_status"}``),
+with the same exit status.  On a terminal (stderr a TTY), a decision that takes
+longer than a second shows a progress line on stderr, erased when it ends.
 """
 
 from __future__ import annotations
@@ -22,133 +35,78 @@ import json
 import math
 import os
 import sys
-from collections.abc import Callable, Mapping, Sequence
+import time
+from collections.abc import Callable, Sequence
 from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 from symshape.errors import InconclusiveDimensionOperation, ShapeMismatchError, SymshapeError
+from symshape.present import (
+    EXIT_BAD_INPUT,
+    EXIT_INCONCLUSIVE,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_REFUTED,
+    EXIT_UNDECIDED,
+    PROGRESS_DELAY,
+    ProgressLine,
+    UsageError,
+    error_to_json,
+    explanation_with_suggestions,
+    format_bounds,
+    format_suggestions,
+    format_valuation,
+    json_bound,
+    progress_line,
+    status_exit_code,
+    verdict_suggestions,
+    verdict_to_json,
+)
+from symshape.repl import run as run_repl
 
 if TYPE_CHECKING:  # the decision procedure is imported only by the commands that use it
-    from symshape.decision import Verdict
-
-EXIT_OK = 0
-"""Exit status: the claim is proved, or the command succeeded."""
-EXIT_REFUTED = 1
-"""Exit status: the claim is refuted (``check``: the shapes do not match the specs)."""
-EXIT_INCONCLUSIVE = 2
-"""Exit status: the claim holds for some valuations and fails for others, or is undecided."""
-EXIT_BAD_INPUT = 3
-"""Exit status: malformed input, unsatisfiable constraints or a usage error."""
-
-Bound = float | int
-
-
-class UsageError(Exception):
-    """A command-line usage error (raised instead of argparse's ``sys.exit(2)``)."""
-
+    pass
 
 class _ArgumentParser(argparse.ArgumentParser):
     """argparse exits with status 2 on usage errors; here 2 means "inconclusive",
     so usage errors are raised and turned into status 3 by :func:`main`."""
 
     def error(self, message: str) -> NoReturn:
-        raise UsageError(f"{self.format_usage().rstrip()}\n{self.prog}: error: {message}")
-
-
-# -- presentation helpers (shared with the REPL) -----------------------------------
-
-
-def json_bound(b: Bound) -> int | None:
-    """A bound for JSON: an int, or ``None`` for an infinite bound."""
-    return None if isinstance(b, float) and math.isinf(b) else int(b)
-
-
-def format_bounds(text: str, lo: Bound, hi: Bound) -> str:
-    """``lo <= text <= hi``, leaving out infinite sides."""
-    if lo == hi:
-        return f"{text} == {lo}"
-    has_lo = not math.isinf(lo)
-    has_hi = not math.isinf(hi)
-    if has_lo and has_hi:
-        return f"{lo} <= {text} <= {hi}"
-    if has_lo:
-        return f"{text} >= {lo}"
-    if has_hi:
-        return f"{text} <= {hi}"
-    return f"{text} is unbounded in both directions"
-
-
-def format_valuation(env: Mapping[str, int] | None) -> str:
-    """``a = 3, b = 1`` (variables sorted by name)."""
-    if not env:
-        return ""
-    return ", ".join(f"{k} = {env[k]}" for k in sorted(env))
-
-
-def verdict_summary(verdict: Verdict) -> str:
-    """One line: the status, with an example valuation when there is one."""
-    status = str(verdict.status)
-    if status == "refuted" and verdict.counterexample:
-        return (f"refuted: false for every valuation, e.g. "
-                f"{format_valuation(verdict.counterexample)}")
-    if status == "inconclusive":
-        parts = []
-        if verdict.witness:
-            parts.append(f"holds for {format_valuation(verdict.witness)}")
-        if verdict.counterexample:
-            parts.append(f"fails for {format_valuation(verdict.counterexample)}")
-        if parts:
-            return "inconclusive: " + "; ".join(parts)
-    return status
-
-
-def verdict_to_json(claim: str, constraints: Sequence[str], verdict: Verdict
-                    ) -> dict[str, Any]:
-    """A JSON-serializable description of a verdict.
-
-    ``certificate`` is ``None`` or an object with ``polarity`` (what it proves:
-    ``"proved"`` or ``"refuted"``), ``checked`` (the result of re-verifying it
-    independently), ``constraints_used`` and ``steps`` (the proof as text).
-    """
-    cert = verdict.certificate
-    cert_json = None if cert is None else {
-        "polarity": cert.polarity,
-        "checked": cert.check(),
-        "constraints_used": cert.constraints_used(),
-        "steps": cert.explain(),
-    }
-    return {
-        "claim": claim,
-        "constraints": list(constraints),
-        "status": str(verdict.status),
-        "counterexample": None if verdict.counterexample is None else dict(
-            verdict.counterexample),
-        "witness": None if verdict.witness is None else dict(verdict.witness),
-        "reason": verdict.reason or None,
-        "certificate": cert_json,
-        "explanation": verdict.explain(),
-    }
-
-
-def status_exit_code(status: str) -> int:
-    """The exit status for a verdict status."""
-    return {"proved": EXIT_OK, "refuted": EXIT_REFUTED,
-            "inconclusive": EXIT_INCONCLUSIVE}[str(status)]
-
-
-# -- subcommands ------------------------------------------------------------------
+        raise UsageError(message, self.format_usage(), self.prog)
 
 
 def _print_json(obj: Any, out: IO[str]) -> None:
     print(json.dumps(obj, indent=2), file=out)
 
 
+def _limits(args: argparse.Namespace, progress: ProgressLine | None) -> dict[str, Any]:
+    """The keyword arguments of prove/bounds for ``--budget`` and ``--time-limit``."""
+    return {"budget": args.budget, "time_limit": args.time_limit, "progress": progress}
+
+
+_UNDECIDED_HINT = ("The work budget (or the time limit) ran out before the claim was decided: "
+                   "a larger --budget (e.g. --budget 4), a longer --time-limit, or a "
+                   "constraint may settle it.")
+
+
 def _cmd_prove(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     from symshape.decision import prove
-    verdict = prove(args.claim, constraints=args.given)
+    start = time.monotonic()
+    with progress_line(err, f"proving {' '.join(args.claim.split())}") as line:
+        verdict = prove(args.claim, constraints=args.given, **_limits(args, line))
+        # The suggestions cost more proofs (computed on first access): keep the
+        # line up meanwhile, and skip them once the time limit is spent.
+        out_of_time = args.time_limit is not None and \
+            time.monotonic() - start >= args.time_limit
+        suggestions = () if out_of_time else verdict_suggestions(verdict)
     if args.json:
-        _print_json(verdict_to_json(args.claim, args.given, verdict), out)
+        _print_json(verdict_to_json(args.claim, args.given, verdict, suggestions), out)
     else:
-        print(verdict.explain(), file=out)
+        text = explanation_with_suggestions(verdict, suggestions=suggestions)
+        if out_of_time and str(verdict.status) in ("inconclusive", "undecided"):
+            text += "\nNo constraints are suggested: the time limit ran out."
+        if str(verdict.status) == "undecided":
+            text += "\n" + _UNDECIDED_HINT
+        print(text, file=out)
     return status_exit_code(verdict.status)
 
 
@@ -157,12 +115,14 @@ def _cmd_bounds(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     from symshape.scope import SymbolicScope
     from symshape.shapes import parse_expr_in_scope
     e = parse_expr_in_scope(args.expr, SymbolicScope(args.given))
-    lo, hi = bounds(e)
+    with progress_line(err, f"bounding {' '.join(args.expr.split())}") as line:
+        lo, hi = bounds(e, **_limits(args, line))
     if args.json:
         _print_json({"expression": args.expr, "canonical": str(e), "constraints": args.given,
-                     "lower": json_bound(lo), "upper": json_bound(hi)}, out)
+                     "lower": json_bound(lo), "upper": json_bound(hi),
+                     "constant": lo == hi, "value": int(lo) if lo == hi else None}, out)
     else:
-        print(format_bounds(str(e), lo, hi), file=out)
+        print(format_bounds(str(e), lo, hi, written=args.expr), file=out)
     return EXIT_OK
 
 
@@ -239,14 +199,18 @@ def _cmd_stablehlo(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
             "--dtype for all specs or one per spec")
     check = ShapeCheck(args.specs, constraints=args.given)
     module = check.to_stablehlo(dtypes=dtypes)
-    out.write(module if module.endswith("\n") else module + "\n")
+    if args.json:
+        _print_json({"specs": args.specs, "dtypes": dtypes, "constraints": args.given,
+                     "variables": list(check.variables), "module": module}, out)
+    else:
+        out.write(module if module.endswith("\n") else module + "\n")
     return EXIT_OK
 
 
 def _cmd_repl(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
-    from symshape.repl import run
-    return run(constraints=args.given, stdin=sys.stdin, stdout=out, stderr=err,
-               echo=args.echo, interactive=args.interactive)
+    return run_repl(constraints=args.given, stdin=sys.stdin, stdout=out, stderr=err,
+               echo=args.echo, interactive=args.interactive, budget=args.budget,
+               time_limit=args.time_limit)
 
 
 # -- argument parsing -------------------------------------------------------------
@@ -261,24 +225,36 @@ def build_parser() -> argparse.ArgumentParser:
                     "under some constraints, what are an expression's bounds, do concrete "
                     "shapes match symbolic specs.",
         epilog="Exit status: 0 proved/success, 1 refuted (check: mismatch), "
-               "2 inconclusive, 3 bad input.  Every dimension variable is an integer >= 1.")
+               "2 inconclusive (holds for some valuations, fails for others), 3 bad input, "
+               "4 undecided (the work budget or time limit ran out).  Every dimension "
+               "variable is an integer >= 1.")
     parser.add_argument("--version", action="version", version=f"symshape {__version__}")
     given = _ArgumentParser(add_help=False)
     given.add_argument("--given", "-g", action="append", default=[], metavar="CONSTRAINT",
                        help="a constraint that holds, e.g. 'a >= b + 8', 'mod(b, 4) == 0' or "
                             "'16 <= a <= b' (repeatable)")
     as_json = _ArgumentParser(add_help=False)
-    as_json.add_argument("--json", action="store_true", help="print a JSON object")
+    as_json.add_argument("--json", action="store_true",
+                         help="print a JSON object (errors too, with the same exit status)")
+    limits = _ArgumentParser(add_help=False)
+    limits.add_argument("--budget", type=_positive_float, default=1.0, metavar="X",
+                        help="multiply the default work budget by X (e.g. 4); the answer "
+                             "is reproducible for a given budget (default 1)")
+    limits.add_argument("--time-limit", type=_positive_float, default=None,
+                        metavar="SECONDS",
+                        help="give up a decision after this many seconds (a claim: exit "
+                             "status 4, undecided; bounds: the bounds found so far, always "
+                             "sound)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    p = sub.add_parser("prove", parents=[given, as_json],
+    p = sub.add_parser("prove", parents=[given, limits, as_json],
                        help="decide whether a claim holds for every valuation",
                        description="Decide a claim such as 'a >= 9' or '16 <= a <= b' for every "
                                    "valuation allowed by the constraints, and explain why.")
     p.add_argument("claim", metavar="CLAIM", help="a comparison, or a chain of them")
     p.set_defaults(func=_cmd_prove)
 
-    p = sub.add_parser("bounds", parents=[given, as_json],
+    p = sub.add_parser("bounds", parents=[given, limits, as_json],
                        help="lower and upper bounds of an expression",
                        description="Print sound bounds of a dimension expression (tight for "
                                    "the linear fragment).")
@@ -300,7 +276,7 @@ def build_parser() -> argparse.ArgumentParser:
                    metavar="DIMS", help="a concrete shape such as 3,8, one per spec in order")
     p.set_defaults(func=_cmd_check)
 
-    p = sub.add_parser("stablehlo", parents=[given],
+    p = sub.add_parser("stablehlo", parents=[given, as_json],
                        help="print the StableHLO shape-assertion module for specs",
                        description="Print a StableHLO module whose main function checks "
                                    "arguments of these shapes with shape assertions.")
@@ -310,7 +286,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default f32)")
     p.set_defaults(func=_cmd_stablehlo)
 
-    p = sub.add_parser("repl", parents=[given],
+    p = sub.add_parser("repl", parents=[given, limits],
                        help="an interactive session that builds up constraints step by step",
                        description="Interactive session: 'given C' adds a constraint, a "
                                    "comparison is a claim to prove, 'why' explains the last "
@@ -326,8 +302,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _report(err: BaseException, stderr: IO[str]) -> None:
-    print(f"symshape: error: {err}", file=stderr)
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return value
+
+
+def _wants_json(argv: Sequence[str]) -> bool:
+    """Whether ``--json`` is among the options (before a ``--``), for errors met
+    before or while parsing the arguments."""
+    for a in argv:
+        if a == "--":
+            return False
+        if a == "--json":
+            return True
+    return False
 
 
 def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None,
@@ -338,26 +331,37 @@ def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None,
     """
     out = sys.stdout if stdout is None else stdout
     err = sys.stderr if stderr is None else stderr
+    argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
+    command = next((a for a in argv if not a.startswith("-")), None)
+
+    def report(exc: BaseException, status: int, as_json: bool) -> int:
+        if as_json:
+            _print_json(error_to_json(exc, status, command), out)
+        elif isinstance(exc, UsageError):
+            print(exc, file=err)
+        elif isinstance(exc, KeyboardInterrupt):
+            print("interrupted", file=err)
+        else:
+            print(f"symshape: error: {exc}", file=err)
+        return status
+
     try:
         args = parser.parse_args(argv)
     except UsageError as exc:
-        print(exc, file=err)
-        return EXIT_BAD_INPUT
+        return report(exc, EXIT_BAD_INPUT, _wants_json(argv))
     except SystemExit as exc:  # --help and --version exit 0 through argparse
         return exc.code if isinstance(exc.code, int) else EXIT_OK
     func: Callable[[argparse.Namespace, IO[str], IO[str]], int] = args.func
+    as_json = bool(getattr(args, "json", False))
     try:
         return func(args, out, err)
     except SymshapeError as exc:
-        _report(exc, err)
-        return EXIT_BAD_INPUT
+        return report(exc, EXIT_BAD_INPUT, as_json)
     except InconclusiveDimensionOperation as exc:
-        _report(exc, err)
-        return EXIT_INCONCLUSIVE
-    except KeyboardInterrupt:
-        print("interrupted", file=err)
-        return 130
+        return report(exc, EXIT_INCONCLUSIVE, as_json)
+    except KeyboardInterrupt as exc:
+        return report(exc, EXIT_INTERRUPTED, as_json)
     except BrokenPipeError:
         # The reader went away (``symshape prove ... | head``): stop quietly, and keep
         # the interpreter from failing again when it flushes stdout at exit.
@@ -370,10 +374,24 @@ def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None,
 __all__ = [
     "EXIT_BAD_INPUT",
     "EXIT_INCONCLUSIVE",
+    "EXIT_INTERRUPTED",
     "EXIT_OK",
     "EXIT_REFUTED",
+    "EXIT_UNDECIDED",
+    "PROGRESS_DELAY",
+    "ProgressLine",
+    "UsageError",
     "build_parser",
+    "error_to_json",
     "format_bounds",
+    "format_suggestions",
+    "format_valuation",
     "main",
     "parse_shape",
+    "progress_line",
+    "status_exit_code",
 ]
+
+
+if __name__ == "__main__":  # python -m symshape.cli (python -m symshape runs it too)
+    sys.exit(main())

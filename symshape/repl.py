@@ -13,12 +13,19 @@ import contextlib
 import os
 import re
 import sys
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
-from symshape.cli import format_bounds, verdict_summary
 from symshape.errors import InconclusiveDimensionOperation, SymshapeError
+from symshape.present import (
+    explanation_with_suggestions,
+    format_bounds,
+    progress_line,
+    verdict_suggestions,
+    verdict_summary,
+)
 
 if TYPE_CHECKING:
     from symshape.decision import Verdict
@@ -30,22 +37,55 @@ Commands:
   given C          add the constraint C, e.g. given a >= b + 8  (chains: 16 <= a <= b)
   CLAIM            decide a comparison for every valuation, e.g. a >= 9
   prove CLAIM      the same (use it when a claim starts with a command word)
-  why              explain the last answer (certificate, counterexample or witness)
+  why              explain the last answer (certificate, counterexample or witness,
+                   and the constraints that would settle an inconclusive claim)
   bounds E         lower and upper bounds of the expression E
   simplify E       the canonical form of E
   constraints      list the constraints, numbered
   forget N|C|all   drop constraint number N, the constraint written C, or all
   help             this text
   quit             leave (also exit, or end of input)
-Every dimension variable is an integer >= 1; // and mod round toward -infinity."""
+Every dimension variable is an integer >= 1; // and mod round toward -infinity.
+Answers: proved, refuted, inconclusive (holds for some valuations, fails for
+others; a hint names a constraint that settles it) or undecided (the work
+budget ran out)."""
 
 _COMMANDS = ("given", "prove", "why", "bounds", "simplify", "constraints", "forget", "help",
              "quit", "exit")
+_NO_ARGUMENT = ("why", "constraints", "help", "quit", "exit")
 
 
 def _squash(text: str) -> str:
     """``text`` without whitespace, to compare constraints as written."""
     return re.sub(r"\s+", "", text)
+
+
+def _normal_form(text: str) -> tuple[str, ...]:
+    """A canonical form of the constraint ``text``, to recognize it however it
+    is written: each link of the chain as ``diff >= 0`` or ``diff == 0`` (the
+    sign of an equality's ``diff`` fixed), in canonical form, sorted.
+
+    The links are built in a scope without constraints: the session's scope
+    would rewrite a constraint with its own equalities (``mod(s, 128) == 0``
+    becomes ``0 == 0`` there), so every equality would look alike.
+
+    Raises:
+      SymshapeError: if ``text`` is not a well-formed constraint.
+    """
+    from symshape.scope import SymbolicScope
+    from symshape.shapes import parse_comparison_in_scope
+    forms = []
+    for op, lhs, rhs in parse_comparison_in_scope(text, SymbolicScope()):
+        if op in ("<=", "<"):
+            lhs, rhs, op = rhs, lhs, (">=" if op == "<=" else ">")
+        if op == ">":
+            rhs, op = rhs + 1, ">="
+        diff = lhs - rhs
+        if op == "==":
+            forms.append("== " + min(str(diff), str(-diff)))
+        else:
+            forms.append(f"{op} {diff}")
+    return tuple(sorted(forms))
 
 
 @dataclass
@@ -63,16 +103,24 @@ class Session:
 
     Args:
       constraints: constraints to start with (as for ``--given``).
+      budget: a scale of the default work budget of each decision (``--budget``).
+      time_limit: seconds after which a decision gives up (``--time-limit``).
 
     Raises:
       SymshapeError: if the starting constraints are malformed or unsatisfiable.
     """
 
-    def __init__(self, constraints: Iterable[str] = ()) -> None:
+    def __init__(self, constraints: Iterable[str] = (), *, budget: float = 1.0,
+                 time_limit: float | None = None) -> None:
         from symshape.scope import SymbolicScope
+        self.budget = budget
+        self.time_limit = time_limit
         self._constraints: list[str] = list(constraints)
         self._scope = SymbolicScope(self._constraints)
         self._last_verdict: Verdict | None = None
+        self._last_suggestions: tuple[str, ...] = ()
+        self.progress_stream: IO[str] | None = None
+        """Where a slow decision shows its progress line (a terminal), or None."""
 
     @property
     def constraints(self) -> tuple[str, ...]:
@@ -104,6 +152,10 @@ class Session:
                 return self._simplify(rest)
             if rest and word == "prove":
                 return self._prove(rest)
+            if word in _NO_ARGUMENT and rest:
+                return Reply(error=f"error: '{word}' takes no argument ({rest!r} is left "
+                                   f"over); to decide a claim about a variable named "
+                                   f"'{word}', write: prove {text}")
             if word in _COMMANDS:
                 return Reply(error=f"error: '{word}' needs an argument; type help")
             return self._prove(text)
@@ -133,22 +185,37 @@ class Session:
         if what == "all":
             self._set([])
             return Reply("forgot all constraints")
+        if not self._constraints:
+            return Reply(error="error: there are no constraints to forget")
         if what.isdigit():
             i = int(what)
             if not 1 <= i <= len(self._constraints):
-                have = (f"1 to {len(self._constraints)}" if self._constraints
-                        else "none: there are no constraints")
-                return Reply(error=f"error: no constraint number {i} (numbers: {have})")
+                return Reply(error=f"error: no constraint number {i} (the constraints are "
+                                   f"numbered 1 to {len(self._constraints)}; 'constraints' "
+                                   "lists them)")
             index = i - 1
         else:
-            matches = [k for k, c in enumerate(self._constraints) if _squash(c) == _squash(what)]
-            if not matches:
-                return Reply(error=f"error: no constraint written {what!r}; "
+            found = self._find(what)
+            if found is None:
+                return Reply(error=f"error: no constraint {what!r} among the constraints; "
                                    "'constraints' lists them")
-            index = matches[0]
+            index = found
         dropped = self._constraints[index]
         self._set(self._constraints[:index] + self._constraints[index + 1:])
         return Reply(f"forgot {dropped}")
+
+    def _find(self, what: str) -> int | None:
+        """The index of the constraint ``what`` denotes: written the same up to
+        spaces, or the same once normalized (``mod(s, 128)==0`` and
+        ``s % 128 == 0``, ``a >= b`` and ``b <= a``)."""
+        for k, c in enumerate(self._constraints):
+            if _squash(c) == _squash(what):
+                return k
+        wanted = _normal_form(what)  # raises, with the parser's caret, for bad input
+        for k, c in enumerate(self._constraints):
+            if _normal_form(c) == wanted:
+                return k
+        return None
 
     def _listing(self) -> str:
         if not self._constraints:
@@ -159,8 +226,14 @@ class Session:
         from symshape.ops import bounds
         from symshape.shapes import parse_expr_in_scope
         e = parse_expr_in_scope(text, self._scope)
-        lo, hi = bounds(e)
-        return Reply(format_bounds(str(e), lo, hi))
+        with self._progress(f"bounding {' '.join(text.split())}") as line:
+            lo, hi = bounds(e, budget=self.budget, time_limit=self.time_limit, progress=line)
+        return Reply(format_bounds(str(e), lo, hi, written=text))
+
+    def _progress(self, label: str) -> contextlib.AbstractContextManager[Any]:
+        if self.progress_stream is None:
+            return contextlib.nullcontext(None)
+        return progress_line(self.progress_stream, label)
 
     def _simplify(self, text: str) -> Reply:
         from symshape.shapes import parse_expr_in_scope
@@ -180,14 +253,29 @@ class Session:
             return Reply(error=f"error: {claim!r} is an expression, not a claim: compare it "
                                f"(e.g. {claim} >= 1), or ask 'simplify {claim}' or "
                                f"'bounds {claim}'")
-        verdict = prove(claim, scope=self._scope)
+        start = time.monotonic()
+        with self._progress(f"proving {' '.join(claim.split())}") as line:
+            verdict = prove(claim, scope=self._scope, budget=self.budget,
+                            time_limit=self.time_limit, progress=line)
+            # More proofs (computed now: keep the line up), unless the time is spent.
+            out_of_time = self.time_limit is not None and \
+                time.monotonic() - start >= self.time_limit
+            suggestions = () if out_of_time else verdict_suggestions(verdict)
         self._last_verdict = verdict
-        return Reply(verdict_summary(verdict))
+        self._last_suggestions = suggestions
+        summary = verdict_summary(verdict)
+        if suggestions:
+            more = len(suggestions) - 1
+            others = f" (or {more} other{'s' if more > 1 else ''}: why)" if more else \
+                " (why for more)"
+            summary += f"\nhint: add '{suggestions[0]}' to settle it{others}"
+        return Reply(summary)
 
     def _why(self) -> Reply:
         if self._last_verdict is None:
             return Reply(error="error: no claim asked yet; 'why' explains the last answer")
-        return Reply(self._last_verdict.explain())
+        return Reply(explanation_with_suggestions(self._last_verdict, how="given",
+                                                  suggestions=self._last_suggestions))
 
 
 # -- the read-eval-print loop -------------------------------------------------------
@@ -249,7 +337,8 @@ def _read_lines(stdin: IO[str], stdout: IO[str], prompt: str) -> Iterator[str]:
 
 def run(*, constraints: Iterable[str] = (), stdin: IO[str] | None = None,
         stdout: IO[str] | None = None, stderr: IO[str] | None = None, echo: bool = False,
-        interactive: bool | None = None) -> int:
+        interactive: bool | None = None, budget: float = 1.0,
+        time_limit: float | None = None) -> int:
     """Run a session until ``quit`` or end of input; return the exit status.
 
     Args:
@@ -259,6 +348,8 @@ def run(*, constraints: Iterable[str] = (), stdin: IO[str] | None = None,
       stderr: where errors go (default ``sys.stderr``).
       echo: print each input line, after ``> ``, before its answer.
       interactive: prompt and use readline; by default when stdin is a terminal.
+      budget: a scale of the default work budget of each decision.
+      time_limit: seconds after which a decision gives up (undecided).
 
     Returns:
       0, or 3 when a non-interactive session met bad input (so a script fails).
@@ -269,7 +360,7 @@ def run(*, constraints: Iterable[str] = (), stdin: IO[str] | None = None,
     if interactive is None:
         interactive = stdin.isatty()
     try:
-        session = Session(constraints)
+        session = Session(constraints, budget=budget, time_limit=time_limit)
     except SymshapeError as err:
         print(f"symshape: error: {err}", file=stderr)
         return 3
@@ -284,10 +375,15 @@ def run(*, constraints: Iterable[str] = (), stdin: IO[str] | None = None,
         if stdin is sys.stdin:
             readline = _setup_readline()
     had_error = False
+    if interactive:
+        with contextlib.suppress(AttributeError, ValueError):
+            if stderr.isatty():
+                session.progress_stream = stderr
     try:
         for line in _read_lines(stdin, stdout, PROMPT if interactive else ""):
             if echo:
                 print("> " + line.rstrip("\n"), file=stdout)
+                stdout.flush()  # shown while a slow answer is computed
             try:
                 reply = session.execute(line)
             except KeyboardInterrupt:
@@ -297,10 +393,13 @@ def run(*, constraints: Iterable[str] = (), stdin: IO[str] | None = None,
                 reply = Reply(error="interrupted")
             if reply.output:
                 print(reply.output, file=stdout)
+            # stdout is buffered on a pipe and stderr is not: flush before each
+            # error so that a merged transcript shows the echoed line first.
+            stdout.flush()
             if reply.error:
                 had_error = True
                 print(reply.error, file=stderr)
-            stdout.flush()
+                stderr.flush()
             if reply.done:
                 break
     finally:

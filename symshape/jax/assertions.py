@@ -84,7 +84,8 @@ def assert_shapes(arrays: Any, specs: Any, *, constraints: Iterable[str] = (),
       arrays: the arrays (or anything with ``.shape``), with the structure of
         ``specs`` or as a flat sequence with one array per spec.
       specs: as for :class:`symshape.ShapeCheck`: one spec per array, in a
-        sequence or dict, e.g. ``["b, 2*h", "h"]``.
+        sequence or dict, e.g. ``["b, 2*h", "h"]``; placeholders (``"b, _, ..."``)
+        take the traced sizes and are not checked.
       constraints: constraints of a new scope for the specs (exclusive with ``scope``).
       scope: the :class:`symshape.SymbolicScope` of the specs.
 
@@ -94,14 +95,15 @@ def assert_shapes(arrays: Any, specs: Any, *, constraints: Iterable[str] = (),
     """
     jx.require("assertions")
     check = _shape_check(specs, constraints, scope)
-    program = check.program
     tree, _leaves = flatten_specs(specs)
     shapes = flatten_shapes(tree, check.arg_names, arrays)
-    for name, shape, spec in zip(check.arg_names, shapes, program.arg_shapes, strict=True):
-        if len(shape) != len(spec):
-            raise ShapeMismatchError(
-                f"Rank mismatch for {name}: its spec has rank {len(spec)}, but its shape "
-                f"{tuple(shape)} has rank {len(shape)}")
+    try:
+        # Placeholders ('_', '...') are filled from the traced shapes.
+        program = check.program_for([len(s) for s in shapes])
+    except ShapeMismatchError as err:
+        listed = ", ".join(f"{n}: {tuple(s)}" for n, s in zip(check.arg_names, shapes,
+                                                               strict=True))
+        raise ShapeMismatchError(f"{err} (the shapes: {listed})") from None
 
     def dim_value(arg: int, axis: int) -> Any:
         return shapes[arg][axis]

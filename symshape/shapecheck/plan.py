@@ -3,19 +3,26 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from types import EllipsisType
 from typing import Any
 
 from symshape import parsing
-from symshape.errors import ParseError, ScopeMismatchError, SymshapeError
+from symshape.errors import ParseError, ScopeMismatchError, ShapeMismatchError, SymshapeError
 from symshape.expr import DimExpr, _as_int
 from symshape.scope import SymbolicScope
 from symshape.shapecheck.program import Program
-from symshape.shapecheck.pycompile import compile_program
+from symshape.shapecheck.pycompile import CheckFn, compile_program
 from symshape.shapecheck.solve import Solver
 from symshape.shapecheck.tree import flatten_shapes, flatten_specs
-from symshape.shapes import resolve_scope
+from symshape.shapes import build, resolve_scope
 
 Dim = DimExpr | int
+SpecDim = DimExpr | int | None | EllipsisType
+"""A dimension of a spec: an int, a symbolic dimension, ``None`` for the
+placeholder ``_`` (any size) or ``...`` (any number of dimensions, last only)."""
+
+# Programs kept per combination of ranks of specs with '...' (each a few KB).
+_MAX_RANK_PROGRAMS = 64
 
 
 class ShapeCheck:
@@ -34,8 +41,14 @@ class ShapeCheck:
         ``scope``).
       scope: the scope to parse the string specs in; tuple specs must belong to it.
 
+    Placeholders take their sizes from the shapes being checked: ``_`` is one
+    dimension of any size, and a final ``...`` any number (zero or more) of
+    dimensions of any size, so ``"b, ..."`` matches every shape of rank >= 1.
+    The specs with ``...`` get one program per combination of actual ranks,
+    built on first use (see :meth:`program_for`).
+
     Raises:
-      ParseError: for malformed specs; placeholders ``_``/``...`` are not allowed.
+      ParseError: for malformed specs.
       ScopeMismatchError: when tuple specs belong to different scopes.
       UnsolvableSpecsError: when a dimension variable cannot be computed from the
         shapes (it occurs only under floordiv/mod/max/min, or only in equations that
@@ -53,7 +66,7 @@ class ShapeCheck:
         self._tree = tree
         self._scope = _choose_scope(leaves, constraints, scope)
         names = [name for name, _ in leaves]
-        parsed: list[tuple[Dim, ...]] = []
+        parsed: list[tuple[SpecDim, ...]] = []
         texts: list[str] = []
         for name, leaf in leaves:
             dims, text = _parse_leaf(name, leaf, self._scope)
@@ -61,9 +74,29 @@ class ShapeCheck:
             texts.append(text)
         self._specs = tuple(parsed)
         self._spec_texts = tuple(texts)
-        self._program = Solver(self._scope, names, parsed, texts).run()
+        self._names = tuple(names)
+        # The rank each spec needs ('...' covering no dimension), and whether it
+        # may be larger.
+        self._min_ranks = tuple(len(s) - (bool(s) and s[-1] is Ellipsis) for s in parsed)
+        self._variadic = tuple(bool(s) and s[-1] is Ellipsis for s in parsed)
+        # Building the smallest-rank program checks the specs at once (extra
+        # dimensions under '...' add no variables and no equations).
+        self._program = self._solve_for(self._min_ranks)
         self._check = compile_program(self._program)
+        self._by_ranks: dict[tuple[int, ...], tuple[Program, CheckFn]] = {
+            self._min_ranks: (self._program, self._check)}
         self._flat = tree[0] == "seq" and all(k[0] == "leaf" for k in tree[1])
+
+    def _solve_for(self, ranks: tuple[int, ...]) -> Program:
+        """The program for arguments of these ranks (each allowed by its spec)."""
+        specs: list[tuple[Dim | None, ...]] = []
+        for spec, rank in zip(self._specs, ranks, strict=True):
+            if spec and spec[-1] is Ellipsis:
+                fixed = [d for d in spec[:-1] if d is not Ellipsis]
+                specs.append((*fixed, *[None] * (rank - len(fixed))))
+            else:
+                specs.append(tuple(d for d in spec if d is not Ellipsis))
+        return Solver(self._scope, self._names, specs, self._spec_texts).run()
 
     # -- properties --------------------------------------------------------------
     @property
@@ -73,8 +106,44 @@ class ShapeCheck:
 
     @property
     def program(self) -> Program:
-        """The backend-neutral program (steps, assertions, outputs)."""
+        """The backend-neutral program (steps, assertions, outputs).  For specs
+        ending with ``...``, the program where ``...`` covers no dimension
+        (:meth:`program_for` gives the others)."""
         return self._program
+
+    def program_for(self, ranks: Sequence[int]) -> Program:
+        """The program for flat arguments of these ranks (``...`` and ``_`` filled
+        with dimensions of any size).
+
+        Raises:
+          ShapeMismatchError: when a rank does not fit its spec.
+        """
+        return self._for_ranks(tuple(ranks))[0]
+
+    def _for_ranks(self, ranks: tuple[int, ...],
+                   shapes: Sequence[tuple[Any, ...]] | None = None
+                   ) -> tuple[Program, CheckFn]:
+        got = self._by_ranks.get(ranks)
+        if got is not None:
+            return got
+        if len(ranks) != len(self._specs):
+            raise ShapeMismatchError(
+                f"{len(ranks)} rank(s) for {len(self._specs)} argument(s) "
+                f"({', '.join(self.arg_names) or 'none'})")
+        for i, (name, text, rank, least, variadic) in enumerate(zip(
+                self.arg_names, self._spec_texts, ranks, self._min_ranks, self._variadic,
+                strict=True)):
+            if rank < least or (rank != least and not variadic):
+                need = f"rank >= {least}" if variadic else f"rank {least}"
+                shape = "" if shapes is None else f" {tuple(shapes[i])}"
+                raise ShapeMismatchError(
+                    f"Rank mismatch for {name}: its spec {text} needs {need}, but its "
+                    f"shape{shape} has rank {rank}")
+        program = self._solve_for(ranks)
+        if len(self._by_ranks) >= _MAX_RANK_PROGRAMS:
+            self._by_ranks.clear()  # rare: a bounded cache, never unbounded growth
+        got = self._by_ranks[ranks] = (program, compile_program(program))
+        return got
 
     @property
     def arg_names(self) -> tuple[str, ...]:
@@ -82,8 +151,9 @@ class ShapeCheck:
         return self._program.arg_names
 
     @property
-    def specs(self) -> tuple[tuple[Dim, ...], ...]:
-        """The parsed spec of each flat argument."""
+    def specs(self) -> tuple[tuple[SpecDim, ...], ...]:
+        """The parsed spec of each flat argument (``None`` for a placeholder ``_``,
+        ``Ellipsis`` for a final ``...``)."""
         return self._specs
 
     @property
@@ -121,10 +191,12 @@ class ShapeCheck:
                     for i, s in enumerate(shapes)]
         else:
             flat = flatten_shapes(self._tree, self.arg_names, shapes)
+        if any(self._variadic):
+            return self._for_ranks(tuple(len(s) for s in flat), flat)[1](flat)
         return self._check(flat)
 
     def to_stablehlo(self, dtypes: Any = None, *, func_name: str = "main",
-                     public: bool = True) -> str:
+                     public: bool = True, ranks: Sequence[int] | None = None) -> str:
         """The check as an MLIR module in the StableHLO dialect.
 
         The function takes one tensor per flat argument (constant sizes static,
@@ -136,9 +208,25 @@ class ShapeCheck:
             dtype, ...), or a sequence with one per flat argument.  Default ``f32``.
           func_name: the name of the function.
           public: whether the function is public (else private).
+          ranks: the rank of every flat argument; needed when a spec ends with
+            ``...`` (a StableHLO function has one rank per argument).
+
+        Raises:
+          SymshapeError: for a spec with ``...`` and no ``ranks``.
+          ShapeMismatchError: when ``ranks`` do not fit the specs.
         """
         from symshape.shapecheck.stablehlo import emit_module
-        return emit_module(self._program, dtypes, func_name=func_name, public=public)
+        if ranks is None:
+            open_ended = [n for n, v in zip(self.arg_names, self._variadic, strict=True) if v]
+            if open_ended:
+                raise SymshapeError(
+                    f"the spec of {open_ended[0]} ends with '...', so its rank is not fixed, "
+                    "but a StableHLO function needs one rank per argument: pass ranks= (one "
+                    "per argument), or write the dimensions out (_ for any size)")
+            program = self._program
+        else:
+            program = self.program_for(ranks)
+        return emit_module(program, dtypes, func_name=func_name, public=public)
 
 
 def _leaf_shape(x: Any, i: int, names: Sequence[str]) -> tuple[Any, ...]:
@@ -182,23 +270,28 @@ def _choose_scope(leaves: Sequence[tuple[str, Any]], constraints: Iterable[str],
     return owner[1]
 
 
-def _parse_leaf(name: str, leaf: Any, scope: SymbolicScope) -> tuple[tuple[Dim, ...], str]:
+def _parse_leaf(name: str, leaf: Any, scope: SymbolicScope
+                ) -> tuple[tuple[SpecDim, ...], str]:
     if isinstance(leaf, str):
         try:
             nodes = parsing.parse_spec(leaf)
         except ParseError as err:
             raise ParseError(f"in the spec of {name}: {err.reason}", text=err.text,
                              column=err.column, expected=err.expected) from None
-        for node in nodes:
-            if node[0] in ("_", "..."):
-                raise ParseError(
-                    f"in the spec of {name}: the placeholder '{node[0]}' cannot be used in a "
-                    "ShapeCheck (there is no concrete shape to fill it); write a constant or "
-                    "a dimension variable", text=leaf, column=node[1])
+        # The placeholders are filled from the shapes being checked, when they are.
+        parsed: list[SpecDim] = []
+        memo: dict[int, Dim] = {}  # parse_spec shares repeated subtrees
         try:
-            dims = scope.symbolic_shape(leaf)
+            for node in nodes:
+                if node[0] == "_":
+                    parsed.append(None)
+                elif node[0] == "...":
+                    parsed.append(Ellipsis)
+                else:
+                    parsed.append(build(node, scope, leaf, memo))
         except SymshapeError as err:
             raise type(err)(f"in the spec of {name}: {err}") from None
+        dims = tuple(parsed)
         body = leaf.strip()
         if body.startswith("(") and body.endswith(")"):
             text = body

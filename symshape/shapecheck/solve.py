@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from symshape.errors import UnsatisfiableConstraintsError, UnsolvableSpecsError
-from symshape.expr import Atom, DimExpr, Mono, Var, mono_of, substitute
+from symshape.expr import Atom, DimExpr, FloorDiv, Mono, Var, mono_of, substitute
 from symshape.scope import SymbolicScope
 from symshape.shapecheck.builder import Piece, ProgramBuilder
 from symshape.shapecheck.program import Program
@@ -121,12 +121,14 @@ class Solver:
     Args:
       scope: the scope of every spec.
       arg_names: display name of each flat argument (``args[0]['x']``).
-      specs: the parsed spec of each flat argument.
+      specs: the parsed spec of each flat argument; ``None`` is a dimension of any
+        size (a placeholder, filled from the shape being checked: not checked).
       spec_texts: how each spec is shown in messages (``(n, 2*h + 1)``).
     """
 
     def __init__(self, scope: SymbolicScope, arg_names: Sequence[str],
-                 specs: Sequence[tuple[DimExpr | int, ...]], spec_texts: Sequence[str]) -> None:
+                 specs: Sequence[tuple[DimExpr | int | None, ...]],
+                 spec_texts: Sequence[str]) -> None:
         self.scope = scope
         self.names = list(arg_names)
         self.specs = list(specs)
@@ -172,6 +174,8 @@ class Solver:
         b = self.b
         for arg, spec in enumerate(self.specs):
             for axis, e in enumerate(spec):
+                if e is None:
+                    continue  # a placeholder: any size will do
                 where = f"{self.names[arg]}.shape[{axis}]"
                 d = b.dim(arg, axis)
                 if isinstance(e, int):
@@ -189,8 +193,17 @@ class Solver:
                         f"by the constraints {list(self.scope.constraint_texts)}: no array "
                         "can match it")
                 self.pending.append(_Eq(arg, axis, where, e, str(e), d, frozenset(e.free_vars)))
-        # Implicit facts of the scope (>= 1 of rewritten variables, divisors >= 1).
-        for fact, reason in self.scope._implicit:
+        # Implicit facts of the scope (>= 1 of rewritten variables), and where
+        # the specs are defined: each symbolic divisor in them is >= 1.
+        conditions = list(self.scope._implicit)
+        seen: set[Atom] = set()
+        for eq in self.pending:
+            for atom in sorted(eq.spec.atoms(recursive=True) - seen, key=lambda a: a.sort_key):
+                seen.add(atom)
+                if type(atom) is FloorDiv and isinstance(atom.den, DimExpr):
+                    conditions.append(
+                        (atom.den - 1, f"divisor '{atom.den}' of floordiv/mod is >= 1"))
+        for fact, reason in conditions:
             f = substitute(fact, {})
             if isinstance(f, DimExpr):
                 self._facts.append((f, str(reason), frozenset(f.free_vars)))

@@ -1397,6 +1397,23 @@ def substitute(e: DimExpr | int, env: Mapping[str, DimExpr | int],
     return rec(e)
 
 
+def comparison_difference(op: str, lhs: DimLike, rhs: DimLike) -> tuple[str, DimExpr | int]:
+    """``lhs op rhs`` as ``d >= 0``, ``d == 0`` or ``d != 0``: the kind (``">="``,
+    ``"=="`` or ``"!="``) and ``d``, over the integers (``a > b`` is
+    ``a - b - 1 >= 0``).  The one reading of the six comparison operators."""
+    if op == ">=":
+        return ">=", lhs - rhs
+    if op == ">":
+        return ">=", lhs - rhs - 1
+    if op == "<=":
+        return ">=", rhs - lhs
+    if op == "<":
+        return ">=", rhs - lhs - 1
+    if op in ("==", "!="):
+        return op, lhs - rhs
+    raise ValueError(f"unknown comparison operator {op!r}")
+
+
 def is_symbolic_dim(x: Any) -> bool:
     """True if ``x`` is a symbolic dimension expression (not a constant)."""
     return isinstance(x, DimExpr)
@@ -1404,6 +1421,7 @@ def is_symbolic_dim(x: Any) -> bool:
 
 __all__ = [
     "Atom", "DimExpr", "FloorDiv", "Max0", "Mono", "Terms", "Var", "atom_mono", "check_dim",
+    "comparison_difference",
     "floordiv", "is_symbolic_dim", "make_floordiv_atom", "make_max0_atom", "make_var",
     "max_expr", "min_expr", "mod", "mono_key", "mono_mul", "mono_of", "poly_divmod", "substitute",
 ]

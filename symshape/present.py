@@ -7,10 +7,12 @@ from __future__ import annotations
 import contextlib
 import math
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # the decision procedure is imported only by the commands that use it
+from symshape.decision.verdict import format_valuation
+
+if TYPE_CHECKING:
     from symshape.decision import Verdict
 
 EXIT_OK = 0
@@ -74,13 +76,6 @@ def format_bounds(text: str, lo: Bound, hi: Bound, written: str | None = None) -
 def _is_int_text(text: str) -> bool:
     body = text.strip()
     return body.lstrip("-").isdigit()
-
-
-def format_valuation(env: Mapping[str, int] | None) -> str:
-    """``a = 3, b = 1`` (variables sorted by name)."""
-    if not env:
-        return ""
-    return ", ".join(f"{k} = {env[k]}" for k in sorted(env))
 
 
 def verdict_suggestions(verdict: Verdict) -> tuple[str, ...]:

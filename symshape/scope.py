@@ -35,6 +35,7 @@ from symshape.expr import (
     _as_int,
     atom_children,
     atom_mono,
+    comparison_difference,
     fold_atoms,
     make_var,
     mono_key,
@@ -259,12 +260,13 @@ class SymbolicScope:
         for op, lhs, rhs in parse_comparison_in_scope(text, self):
             if op == "!=":
                 raise SymshapeError(f"'!=' is not allowed in a scope constraint: {text!r}")
+            kind, diff = comparison_difference(op, lhs, rhs)
+            # The sides as the user would read ``diff kind 0`` (``a < b`` is ``b >= a + 1``).
             if op in ("<=", "<"):
-                lhs, rhs, op = rhs, lhs, (">=" if op == "<=" else ">")
-            if op == ">":
+                lhs, rhs = rhs, lhs
+            if op in (">", "<"):
                 rhs = rhs + 1
-                op = ">="
-            self._add_constraint(Constraint(text, op, lhs, rhs, lhs - rhs))
+            self._add_constraint(Constraint(text, kind, lhs, rhs, diff))
 
     def _add_constraint(self, c: Constraint) -> None:
         d = c.diff
@@ -771,16 +773,10 @@ class SymbolicScope:
             if v is None:
                 raise TypeError(f"cannot compare dimension '{x}' with {other!r}")
             y = v
-        if op == ">=":
-            r = self._ge0(x - y)
-        elif op == ">":
-            r = self._ge0(x - y - 1)
-        elif op == "<=":
-            r = self._ge0(y - x)
-        elif op == "<":
-            r = self._ge0(y - x - 1)
+        kind, d = comparison_difference(op, x, y)
+        if kind == ">=":
+            r = self._ge0(d)
         else:  # "!=" (truth value): x != 0
-            d = x - y
             pos = self._ge0(d - 1)
             neg = self._ge0(-d - 1)
             if pos or neg:

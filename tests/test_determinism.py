@@ -89,7 +89,7 @@ def answer(step: Step, scope: SymbolicScope) -> Any:
             symshape.bounds(x), symshape.bounds(x - y))
 
 
-@settings(max_examples=1500, deadline=None, derandomize=True,
+@settings(max_examples=2000, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(st.sampled_from(CONSTRAINT_SETS), st.lists(steps, min_size=2, max_size=6))
 def test_answers_do_not_depend_on_the_history(constraints: tuple[str, ...],

@@ -44,7 +44,16 @@ from symshape.decision.search import Model, Refuted, Result, Search, Unknown
 from symshape.decision.simplex import DEFAULT_LIMITS, Budget, Limits
 from symshape.decision.verdict import Status, Verdict, format_valuation
 from symshape.errors import UnsatisfiableConstraintsError
-from symshape.expr import Atom, DimExpr, FloorDiv, Max0, Var, atom_children, fold_atoms
+from symshape.expr import (
+    Atom,
+    DimExpr,
+    FloorDiv,
+    Max0,
+    Var,
+    atom_children,
+    comparison_difference,
+    fold_atoms,
+)
 from symshape.scope import register_decider
 
 Bound = int | float
@@ -914,28 +923,11 @@ class Decider:
         text = self._etexts.get(ck)
         if text is not None:
             return text
-        d = P.add(P.from_expr(x), P.from_expr(y), -1)
-        if op == ">=":
-            link = (">=", d)
-        elif op == ">":
-            link = (">=", P.add(d, P.const(-1)))
-        elif op == "<=":
-            link = (">=", P.scale(d, -1))
-        elif op == "<":
-            link = (">=", P.add(P.scale(d, -1), P.const(-1)))
-        elif op == "==":
-            link = ("==", d)
-        else:
-            link = ("!=", d)
-        links = [(link[0], link[1], "")]
+        kind, e = comparison_difference(op, x, y)
+        links = [(kind, P.from_expr(e), "")]
         out: _Outcome | None = None
-        if op in (">=", ">", "<=", "<"):
-            # the difference the scope decided: reuse its evidence
-            e = x - y if op in (">=", ">") else y - x
-            if op in (">", "<"):
-                e = e - 1
-            if isinstance(e, DimExpr):
-                out = self._evidence.get(e)
+        if kind == ">=" and isinstance(e, DimExpr):
+            out = self._evidence.get(e)  # the difference the scope decided: its evidence
         if out is None:
             out = self._outcome(links, "", DECIDE_BUDGET)
         if out.status is Status.UNDECIDED:

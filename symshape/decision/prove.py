@@ -11,7 +11,7 @@ from symshape.decision.simplex import Limits
 from symshape.decision.suggest import with_suggestions
 from symshape.decision.verdict import Status, Verdict
 from symshape.errors import SymshapeError
-from symshape.expr import DimExpr
+from symshape.expr import DimExpr, comparison_difference
 from symshape.scope import SymbolicScope, resolve_scope
 
 
@@ -28,20 +28,8 @@ def claim_links(text: str, scope: SymbolicScope) -> tuple[list[Link], list[str]]
         link_text = f"{lhs} {op} {rhs}"
         if isinstance(lhs - rhs, int) and (isinstance(lhs, DimExpr) or isinstance(rhs, DimExpr)):
             link_text += _same_form_reason(text, i, scope)
-        if op == ">=":
-            links.append((">=", from_expr(lhs - rhs), link_text))
-        elif op == ">":
-            links.append((">=", from_expr(lhs - rhs - 1), link_text))
-        elif op == "<=":
-            links.append((">=", from_expr(rhs - lhs), link_text))
-        elif op == "<":
-            links.append((">=", from_expr(rhs - lhs - 1), link_text))
-        elif op == "==":
-            links.append(("==", from_expr(lhs - rhs), link_text))
-        elif op == "!=":
-            links.append(("!=", from_expr(lhs - rhs), link_text))
-        else:  # pragma: no cover - the parser only produces the six operators
-            raise SymshapeError(f"unknown comparison operator {op!r} in {text!r}")
+        kind, d = comparison_difference(op, lhs, rhs)
+        links.append((kind, from_expr(d), link_text))
     return links, sorted(names)
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from symshape.decision.certificate import Certificate
 
@@ -27,7 +27,7 @@ class Status(enum.StrEnum):
         return self.value
 
 
-def format_valuation(env: dict[str, int] | None) -> str:
+def format_valuation(env: Mapping[str, int] | None) -> str:
     """``a = 3, b = 1`` (variables sorted by name)."""
     if not env:
         return "every valuation (no variables are involved)"

@@ -1215,6 +1215,19 @@ def _floordiv_sym(x: DimExpr | int, y: DimExpr, scope: SymbolicScope) -> DimExpr
             f"[{lb}, {ub}]); add a constraint such as '{y} >= 1' to the scope")
     if sign < 0:
         return floordiv(-x, -y)
+    # Common content: floordiv(g*x', g*y') == floordiv(x', y').
+    g = 0
+    for c in (x._terms.values() if isinstance(x, DimExpr) else (x,)):
+        g = math.gcd(g, c)
+    if g != 1:
+        for c in y._terms.values():
+            g = math.gcd(g, c)
+            if g == 1:
+                break
+        if g > 1:
+            return floordiv(x // g if isinstance(x, int) else
+                            DimExpr.make({m: c // g for m, c in x._terms.items()}, scope),
+                            DimExpr.make({m: c // g for m, c in y._terms.items()}, scope))
     # Exact polynomial division pulls out the integer-valued quotient:
     # floordiv(q*y + r, y) == q + floordiv(r, y).
     quot, rem = poly_divmod(x, y, scope)
@@ -1230,14 +1243,19 @@ def _floordiv_sym(x: DimExpr | int, y: DimExpr, scope: SymbolicScope) -> DimExpr
 def _merge_nested_floordiv(num: DimExpr, den: DimExpr | int,
                            scope: SymbolicScope) -> DimExpr | int | None:
     """``floordiv(floordiv(x, k1) + R, k2) == floordiv(x + k1*R, k1*k2)`` for
-    divisors ``k1, k2 >= 1`` (constant or symbolic) and an integer ``R``; None
-    when ``num`` has no ``floordiv`` term with coefficient 1."""
-    for m, c in num._terms.items():
-        if c == 1 and len(m) == 1 and m[0][1] == 1:
+    divisors ``k1, k2 >= 1`` (constant or symbolic) and an integer ``R``; and
+    with ``-floordiv(x, k1) == floordiv(k1 - 1 - x, k1)`` the same for a
+    quotient with coefficient -1 (the canonical ``floordiv(2*b, 3)`` is
+    ``b - floordiv(b + 2, 3)``).  None when ``num`` has no such term.  The
+    leading such term is used, so the result does not depend on how ``num``
+    was built."""
+    for m, c in sorted(num._terms.items(), key=lambda t: mono_key(t[0])):
+        if (c == 1 or c == -1) and len(m) == 1 and m[0][1] == 1:
             a = m[0][0]
             if type(a) is FloorDiv:
-                rest = num - DimExpr.make({m: 1}, scope)
-                return floordiv(a.num + _mul_any(a.den, rest, scope),
+                rest = num - DimExpr.make({m: c}, scope)
+                inner = a.num if c == 1 else a.den - 1 - a.num
+                return floordiv(inner + _mul_any(a.den, rest, scope),
                                 _mul_any(a.den, den, scope))
     return None
 

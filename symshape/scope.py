@@ -210,6 +210,12 @@ class SymbolicScope:
         lo = self._factor_interval(make_var(name))[0]
         return max(1, int(lo)) if math.isfinite(lo) else 1
 
+    def var_upper_bound(self, name: str) -> int | None:
+        """The upper bound of variable ``name`` that the constraints give it by
+        interval propagation (None when there is none)."""
+        hi = self._factor_interval(make_var(name))[1]
+        return int(hi) if math.isfinite(hi) else None
+
     def var(self, name: str) -> DimExpr | int:
         """Public accessor for the dimension variable ``name`` in this scope."""
         return self._var(name)

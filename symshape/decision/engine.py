@@ -788,8 +788,13 @@ class Decider:
             pt = self._point(env)
             return self._valid(pt) and all(pt.poly(h) >= 0 for h in (*hyps, *self.domain(hyps)))
 
+        upper = {}
+        for n in names:
+            hi = self.scope.var_upper_bound(n)
+            if hi is not None:
+                upper[n] = hi
         best = minimize.smallest(names, required_hypotheses(links, polarity), [start],
-                                 find, check)
+                                 find, check, upper)
         return best if best is not None else start
 
     def prove_ge0(self, e: DimExpr | int) -> Verdict:

@@ -37,7 +37,7 @@ from symshape.decision.certificate import (
     make_square,
 )
 from symshape.decision.poly import Poly
-from symshape.expr import Atom, DimExpr, FloorDiv, Max0, Mono, Var, atom_mono, mono_div
+from symshape.expr import Atom, DimExpr, FloorDiv, Max0, Mono, Var, atom_mono, mono_div, mono_mul
 
 # (target polynomial, level) -> a lemma fact ``target >= 0`` or None
 LemmaProver = Callable[[Poly, int], "Fact | None"]
@@ -563,11 +563,22 @@ def square_facts(p: Poly) -> list[Fact]:
         if cx is None or cy is None:
             continue
         xm, ym = P.atom_mono(x), P.atom_mono(y)
-        bases = [{xm: 1, ym: -1}]
+        pairs = [(1, 1)]
         g = math.gcd(cx, cy)
         k, l = math.isqrt(cx // g), math.isqrt(cy // g)
         if (k, l) != (1, 1) and k * k * g == cx and l * l * g == cy:
+            pairs.append((k, l))
+        bases: list[Poly] = []
+        for k, l in pairs:
             bases.append({xm: k, ym: -l})
+            # With the shift t that matches p's linear term in x: (b + 1 - 2*c)^2
+            # proves (b + 1 + 2*c)^2 >= 8*(b + 1)*c.
+            sq = p[mono_of_square(x)]  # the coefficient of x^2: scale * k^2
+            scale = sq // (k * k) if sq % (k * k) == 0 else 0
+            lin = p.get(xm, 0)
+            if scale and lin and lin % (2 * k * scale) == 0:
+                t = lin // (2 * k * scale)
+                bases.append({xm: k, ym: -l, P.ONE: t})
         out.extend(make_square(b) for b in bases)
         if len(out) >= _SQUARES_MAX:
             break
@@ -575,6 +586,11 @@ def square_facts(p: Poly) -> list[Fact]:
 
 
 _SQUARES_MAX = 8
+
+
+def mono_of_square(x: Atom) -> Mono:
+    """The monomial ``x^2``."""
+    return mono_mul(P.atom_mono(x), P.atom_mono(x))
 _MONOTONE_MAX = 6
 
 # At most this many equality-product facts per query (they grow the LP).

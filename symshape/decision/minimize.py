@@ -73,10 +73,12 @@ def _count_at_most(n: int, top: int, cap: int) -> int:
 class Minimizer:
     """The smallest valuation of ``names`` satisfying a set of hypotheses."""
 
-    def __init__(self, names: Sequence[str], find: Finder, check: Checker) -> None:
+    def __init__(self, names: Sequence[str], find: Finder, check: Checker,
+                 upper: dict[str, int] | None = None) -> None:
         self.names = tuple(sorted(names))
         self.find = find
         self.check = check
+        self.upper = upper or {}
         self.searches = 0
         self.evaluations = 0
 
@@ -129,7 +131,11 @@ class Minimizer:
         hi = max(best.values())
         while lo < hi:
             mid = (lo + hi) // 2
-            r = self._find(self._upper_all(mid))
+            # The corner where every variable is as large as allowed first: an
+            # exact check, and the answer for claims that fail when values grow
+            # (s*s*h <= 2^31), where the search may run out of budget.
+            corner = {n: min(mid, self.upper.get(n, mid)) for n in names}
+            r = corner if self._ok(corner) else self._find(self._upper_all(mid))
             if r is None:
                 lo = mid + 1
             elif r is False:
@@ -194,13 +200,15 @@ def _find_with(find: Callable[[list[Poly]], dict[str, int] | None | bool], hyps:
 
 def smallest(names: Sequence[str], hyp_sets: Sequence[list[Poly]], starts: Sequence[dict[str, int]],
              find: Callable[[list[Poly]], dict[str, int] | None | bool],
-             check: Callable[[list[Poly], dict[str, int]], bool]) -> dict[str, int] | None:
+             check: Callable[[list[Poly], dict[str, int]], bool],
+             upper: dict[str, int] | None = None) -> dict[str, int] | None:
     """The smallest valuation of ``names`` satisfying one of ``hyp_sets``.
 
     ``starts`` are verified valuations (the evidence found while deciding);
     ``find(hyps)`` asks the decision procedure for a verified valuation
     satisfying ``hyps`` (None: proved impossible; False: undecided);
-    ``check(hyps, env)`` verifies a valuation exactly.
+    ``check(hyps, env)`` verifies a valuation exactly; ``upper`` holds the
+    finite upper bounds of variables that the constraints give.
     """
     order = tuple(sorted(names))
     best: dict[str, int] | None = None
@@ -213,7 +221,7 @@ def smallest(names: Sequence[str], hyp_sets: Sequence[list[Poly]], starts: Seque
             start = r
         start = {n: start.get(n, 1) for n in order}
         env = Minimizer(order, partial(_find_with, find, hyps),
-                        partial(check, hyps)).minimize(start)
+                        partial(check, hyps), upper).minimize(start)
         if best is None or _key(env, order) < _key(best, order):
             best = env
     return best

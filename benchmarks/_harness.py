@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 
 def time_per_call(fn: Callable[[], object], *, min_time: float = 0.2, repeat: int = 5) -> float:
@@ -70,3 +70,39 @@ def fmt_time(seconds: float) -> str:
     if seconds >= 1e-6:
         return f"{seconds * 1e6:.1f} us"
     return f"{seconds * 1e9:.0f} ns"
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The ``q``-quantile (0 <= q <= 1) of ``values``, nearest rank below."""
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    return ordered[int(q * (len(ordered) - 1))]
+
+
+def interleaved_best(fns: dict[str, Callable[[], object]], *, rounds: int = 5
+                     ) -> dict[str, float]:
+    """Seconds of one call of each function: the best of ``rounds`` rounds.
+
+    For work too slow or too stateful to batch (one query, one scope): each
+    round calls every function once, in an order rotated from round to round
+    (no contender is always first after another's garbage).  No collection is
+    forced between calls: a full collection costs far more than one call.
+    """
+    names = list(fns)
+    best = {name: float("inf") for name in names}
+    for r in range(rounds):
+        k = r % len(names)
+        for name in names[k:] + names[:k]:
+            fn = fns[name]
+            t0 = time.perf_counter()
+            fn()
+            best[name] = min(best[name], time.perf_counter() - t0)
+    return best
+
+
+def ratio(slow: float | None, fast: float | None) -> str:
+    """``slow / fast`` as ``"3.2x"`` (``"-"`` when either is missing)."""
+    if not slow or not fast or slow != slow or fast != fast:
+        return "-"
+    return f"{slow / fast:.1f}x"

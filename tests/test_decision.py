@@ -8,9 +8,11 @@ import random
 import re
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from conftest import Span, WorkMeter
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oracle import (
@@ -29,6 +31,7 @@ import symshape
 from symshape import InconclusiveDimensionOperation, SymbolicScope, UnsatisfiableConstraintsError
 from symshape.decision import Certificate, CertificateError, Status, Verdict, prove
 from symshape.decision.certificate import Fact, Leaf, MaxSplit, Split, iter_leaves, make_product
+from symshape.decision.engine import BOUNDS_BUDGET, DECIDE_BUDGET, PROVE_BUDGET
 from symshape.expr import _ONE, floordiv, max_expr, min_expr, mod
 from symshape.shapes import parse_expr_in_scope
 
@@ -483,76 +486,106 @@ def test_threads_give_the_same_answers() -> None:
 # Never stuck: pathological inputs are bounded and answered soundly
 
 
-def _timed(fn: Any) -> tuple[Any, float]:
+# Work is bounded in the engine's own units (see tests/conftest.py: searches,
+# work units of their budgets, size of their tableaus), which do not depend on
+# the machine, its load or coverage.  The only clock is a sanity bound against
+# a hang, with 10x headroom over the slowest measured run (these tests took up
+# to 41 s under coverage on a loaded 2-core machine).
+HANG_GUARD_S = 400.0
+
+
+@pytest.fixture
+def hang_guard() -> Iterator[None]:
     t0 = time.perf_counter()
-    r = fn()
-    return r, time.perf_counter() - t0
+    yield
+    assert time.perf_counter() - t0 < HANG_GUARD_S
 
 
-def test_deep_max_nest() -> None:
-    xs = symshape.symbolic_shape(", ".join(f"x{i}" for i in range(200)))
+def _within(span: Span, searches: int, work: int, tableau: int) -> None:
+    """The work of ``span`` within bounds (each bound is about 2x or more of
+    what was measured; a change that does much more work fails here)."""
+    assert span.searches <= searches, span
+    assert span.work <= work, span
+    assert span.largest_tableau <= tableau, span
+
+
+def test_deep_max_nest(work_meter: WorkMeter, hang_guard: None) -> None:
+    n = 200
+    xs = symshape.symbolic_shape(", ".join(f"x{i}" for i in range(n)))
     scope = xs[0].scope
     e: Any = xs[0]
-    t0 = time.perf_counter()
-    for x in xs[1:]:
-        e = max_expr(e, x)
-    assert time.perf_counter() - t0 < 30
-    r, dt = _timed(lambda: e >= xs[0])
-    assert r is True and dt < 5
-    r, dt = _timed(lambda: e >= xs[150])
-    assert r is True and dt < 5
-    r, dt = _timed(lambda: scope._ge0(e - xs[0] - 1))
-    assert r is None and dt < 5
-    r, dt = _timed(lambda: symshape.bounds(e - xs[3]))
-    assert r == (0, math.inf) and dt < 10
-    v, dt = _timed(lambda: scope._decider().prove_ge0(2 * e - xs[1] - xs[2]))
+    with work_meter.measure() as build:
+        for x in xs[1:]:
+            e = max_expr(e, x)
+    # measured: 175 searches, 80,934 work units, tableaus of 3n variables
+    _within(build, searches=2 * n, work=10 * DECIDE_BUDGET[0], tableau=4 * n)
+    with work_meter.measure() as q:
+        assert (e >= xs[0]) is True
+        assert (e >= xs[150]) is True
+        assert scope._ge0(e - xs[0] - 1) is None
+    _within(q, searches=4, work=2 * DECIDE_BUDGET[0], tableau=4 * n)
+    with work_meter.measure() as q:
+        assert symshape.bounds(e - xs[3]) == (0, math.inf)
+    _within(q, searches=4, work=2 * BOUNDS_BUDGET[0], tableau=4 * n)
+    with work_meter.measure() as q:
+        v = scope._decider().prove_ge0(2 * e - xs[1] - xs[2])
     assert_proved(v)
-    assert dt < 10
+    _within(q, searches=4, work=PROVE_BUDGET[0], tableau=4 * n)
     assert len(v.explain()) > 0
 
 
-def test_deep_mixed_nest_same_variables() -> None:
+def test_deep_mixed_nest_same_variables(work_meter: WorkMeter, hang_guard: None) -> None:
     a, b = symshape.symbolic_shape("a, b")
     e: Any = a
-    t0 = time.perf_counter()
-    for i in range(200):
-        e = max_expr(e, b + i) if i % 2 else min_expr(e, a + i)
-    assert time.perf_counter() - t0 < 30
-    r, dt = _timed(lambda: a.scope._ge0(e - a))
-    assert dt < 5
+    n = 200
+    with work_meter.measure() as build:
+        for i in range(n):
+            e = max_expr(e, b + i) if i % 2 else min_expr(e, a + i)
+    # measured: 94 searches (77 ran out of budget), tableaus of 2n variables:
+    # at most one search per operation, each within its budget
+    _within(build, searches=n, work=n * DECIDE_BUDGET[0], tableau=4 * n)
+    assert build.work <= build.allowed + build.searches * 4 * n, build
+    with work_meter.measure() as q:
+        r = a.scope._ge0(e - a)
+    _within(q, searches=4, work=2 * DECIDE_BUDGET[0], tableau=4 * n)
     for env in ({"a": 1, "b": 1}, {"a": 500, "b": 3}, {"a": 2, "b": 400}):
         if r is True:
             assert e.evaluate(env) >= env["a"]
         if r is False:
             assert e.evaluate(env) < env["a"]
-    (lo, hi), dt = _timed(lambda: symshape.bounds(e - a))
-    assert dt < 10
+    with work_meter.measure() as q:
+        lo, hi = symshape.bounds(e - a)
+    _within(q, searches=4, work=2 * BOUNDS_BUDGET[0] + 4 * n, tableau=4 * n)
     for env in ({"a": 1, "b": 1}, {"a": 500, "b": 3}, {"a": 2, "b": 400}, {"a": 99, "b": 97}):
         assert lo <= e.evaluate(env) - env["a"] <= hi
 
 
-def test_fifty_variables() -> None:
+def test_fifty_variables(work_meter: WorkMeter, hang_guard: None) -> None:
     names = [f"v{i}" for i in range(50)]
     xs = symshape.symbolic_shape(", ".join(names))
     total = sum(xs[1:], xs[0])
-    r, dt = _timed(lambda: total >= 50)
-    assert r is True and dt < 5
-    r, dt = _timed(lambda: xs[0].scope._ge0(total - 2 * xs[7] - 48))
-    assert r is None and dt < 5
-    v, dt = _timed(lambda: prove(" + ".join(names) + " >= 50", scope=xs[0].scope))
+    with work_meter.measure() as q:
+        assert (total >= 50) is True
+        assert xs[0].scope._ge0(total - 2 * xs[7] - 48) is None
+        v = prove(" + ".join(names) + " >= 50", scope=xs[0].scope)
     assert_proved(v)
-    assert dt < 5
+    # measured: intervals settle all three, no search
+    _within(q, searches=6, work=2 * PROVE_BUDGET[0], tableau=4 * 50)
 
 
-def test_two_hundred_constraints() -> None:
+def test_two_hundred_constraints(work_meter: WorkMeter, hang_guard: None) -> None:
     constraints = [f"x{i + 1} >= x{i} + 1" for i in range(199)] + ["x0 >= 3"]
     scope = SymbolicScope(constraints)
-    v, dt = _timed(lambda: prove("x199 >= 202", scope=scope))
+    with work_meter.measure() as q:
+        v = prove("x199 >= 202", scope=scope)
     assert_proved(v)
-    assert dt < 20
-    v, dt = _timed(lambda: prove("x199 >= 203", scope=scope))
-    assert v.status is Status.INCONCLUSIVE and dt < 20
+    # measured: 2 searches, 42,805 work units, a tableau of 2x200 variables
+    _within(q, searches=8, work=2 * PROVE_BUDGET[0], tableau=4 * 200)
+    with work_meter.measure() as q:
+        v = prove("x199 >= 203", scope=scope)
+    assert v.status is Status.INCONCLUSIVE
     assert v.counterexample is not None and v.counterexample["x199"] == 202
+    _within(q, searches=8, work=2 * PROVE_BUDGET[0], tableau=4 * 200)
 
 
 def test_huge_coefficients() -> None:
@@ -569,20 +602,26 @@ def test_huge_coefficients() -> None:
     assert_proved(v)
 
 
-def test_budget_exhaustion_is_inconclusive_and_fast() -> None:
+def test_budget_exhaustion_is_bounded_and_sound(work_meter: WorkMeter,
+                                                hang_guard: None) -> None:
     # non-linear and hard: the search gives up, never a wrong answer or a hang
     constraints = ["a >= 9", "3 <= b <= 11", "a >= 12"]
     for claim in ["min(c, a) * min(c, c) <= -2", "(b - 2) * mod(b, 2) >= -1",
                   "a*a*a - 7*a*a*b + b*b*b >= 0"]:
         scope = SymbolicScope(constraints)
-        v, dt = _timed(lambda claim=claim, scope=scope: prove(claim, scope=scope))
-        assert dt < 5
+        with work_meter.measure() as q:
+            v = prove(claim, scope=scope)
+        # measured: at most 9 searches and 24,815 work units (the cubic runs
+        # out of two budgets)
+        _within(q, searches=30, work=2 * PROVE_BUDGET[0], tableau=200)
         links = links_of(claim, scope)
         wit, cex = brute_force(scope, links, 6)
         if v.status is Status.PROVED:
             assert cex is None
         elif v.status is Status.REFUTED:
             assert wit is None
+        else:  # INCONCLUSIVE shows both; UNDECIDED (budget ran out) is no evidence
+            assert v.status in (Status.INCONCLUSIVE, Status.UNDECIDED), v
 
 
 def test_scope_constraints_unsat_by_integer_reasoning_only() -> None:
@@ -592,16 +631,18 @@ def test_scope_constraints_unsat_by_integer_reasoning_only() -> None:
         SymbolicScope(["3*a >= 3*b + 1", "3*a <= 3*b + 2"])
 
 
-def test_bounds_of_unbounded_nonlinear_stay_fast() -> None:
+def test_bounds_of_unbounded_nonlinear_stay_fast(work_meter: WorkMeter,
+                                                  hang_guard: None) -> None:
     """The search for an upper bound of a square meets valuations whose values
     grow as squares of squares; the work budget counts the size of the numbers,
     so it stops with inf instead of doing arithmetic on numbers of thousands of
     digits (this took minutes)."""
     scope = symshape.SymbolicScope(["b == d + 1", "mod(c, 3) == 1"])
     (d,) = symshape.symbolic_shape("d", scope=scope)
-    t0 = time.perf_counter()
-    assert symshape.bounds(d * d + 7 * d + 6) == (14, math.inf)
-    assert time.perf_counter() - t0 < 5
+    with work_meter.measure() as q:
+        assert symshape.bounds(d * d + 7 * d + 6) == (14, math.inf)
+    # measured: 3 searches, 32,546 work units (the budget of bounds is 2 x 120,000)
+    _within(q, searches=6, work=2 * BOUNDS_BUDGET[0], tableau=100)
 
 
 def test_documented_limit_of_divisibility_through_products() -> None:

@@ -35,6 +35,7 @@ import operator
 import re
 import sys
 import threading
+import weakref
 from collections.abc import Callable, Iterator
 from types import FrameType
 from typing import Any
@@ -152,18 +153,32 @@ def _bridge_of(scope: Any) -> Bridge | None:
 # are shared by the avals of many operations), and answering from here is much
 # cheaper than JAX's normalizing arithmetic, which is what makes the plug-in
 # no slower than JAX alone.  Entries keep their arguments alive, so an id cannot
-# be reused while cached; the caches are bounded and cleared on uninstall.
+# be reused while cached.  The caches live on the JAX scope of the arguments,
+# so they die with it (module-level caches kept every scope, its bridge and its
+# symshape scope alive); they are bounded and dropped on uninstall.
 # Only answers that cannot change are kept: JAX's equality and division are
 # functions of their arguments, and bounds only once they decide the question.
-_CACHE_LIMIT = 50_000
-_eq_ids: dict[tuple[int, int], tuple[Any, Any, bool]] = {}
-_divmod_ids: dict[tuple[int, int, bool], tuple[Any, Any, tuple[Any, Any]]] = {}
-_bounds_ids: dict[tuple[int, int], tuple[Any, tuple[float, float]]] = {}
+_CACHE_LIMIT = 10_000
+_ID_CACHES_ATTR = "_symshape_id_caches"
+# The JAX scopes that hold caches (weakly: a dropped scope is no longer listed).
+_cached_scopes: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+def _id_cache(scope: Any, kind: str) -> dict[Any, Any]:
+    """The ``kind`` ("eq", "divmod" or "bounds") answer cache of a JAX scope."""
+    caches = getattr(scope, _ID_CACHES_ATTR, None)
+    if caches is None:
+        caches = {"eq": {}, "divmod": {}, "bounds": {}}
+        setattr(scope, _ID_CACHES_ATTR, caches)
+        _cached_scopes.add(scope)
+    return caches[kind]
 
 
 def _clear_caches() -> None:
-    for c in (_eq_ids, _divmod_ids, _bounds_ids):
-        c.clear()
+    for scope in list(_cached_scopes):
+        with contextlib.suppress(AttributeError):
+            delattr(scope, _ID_CACHES_ATTR)
+    _cached_scopes.clear()
 
 
 def _remember(cache: dict[Any, Any], key: Any, value: Any) -> None:
@@ -173,20 +188,21 @@ def _remember(cache: dict[Any, Any], key: Any, value: Any) -> None:
 
 
 def _bounds_decision(e: Any, prec: Any) -> tuple[float, float]:
+    if type(e) is not _JaxDim:
+        return _orig_bounds(e, prec)
     key = (id(e), id(prec))  # precisions are enum members: singletons
-    hit = _bounds_ids.get(key)
+    cache = _id_cache(e.scope, "bounds")
+    hit = cache.get(key)
     if hit is not None and hit[0] is e:
         return hit[1]
     lb, ub = _orig_bounds(e, prec)
-    if type(e) is not _JaxDim:
-        return lb, ub
     if not jx.bounds_sufficient(prec, lb, ub) and not _reentered():
         with _no_reentry:
             lb, ub = _symshape_bounds(e, prec, lb, ub)
         if not jx.bounds_sufficient(prec, lb, ub) and jx.prec_kind(prec) == "lt0":
             _raise_inconclusive(e, sys._getframe(1))
     if jx.bounds_sufficient(prec, lb, ub) and jx.scope_ready(e.scope):
-        _remember(_bounds_ids, key, (e, (lb, ub)))
+        _remember(cache, key, (e, (lb, ub)))
     return lb, ub
 
 
@@ -329,15 +345,16 @@ def _jax_accepts(constraint: str) -> bool:
 
 
 def _definitely_equal(x: Any, y: Any) -> bool:
-    ids = (id(x), id(y))
-    hit = _eq_ids.get(ids)
-    if hit is not None and hit[0] is x and hit[1] is y:
-        return hit[2]
-    res = bool(_orig_definitely_equal(x, y))
     tx, ty = type(x), type(y)
     # Only pairs of dimensions: a JAX expression and an int or another expression.
     if not ((tx is _JaxDim and (ty is _JaxDim or ty is int)) or (ty is _JaxDim and tx is int)):
-        return res
+        return bool(_orig_definitely_equal(x, y))
+    ids = (id(x), id(y))
+    cache = _id_cache(x.scope if tx is _JaxDim else y.scope, "eq")
+    hit = cache.get(ids)
+    if hit is not None and hit[0] is x and hit[1] is y:
+        return hit[2]
+    res = bool(_orig_definitely_equal(x, y))
     if not res:
         if _reentered():
             return False
@@ -346,7 +363,7 @@ def _definitely_equal(x: Any, y: Any) -> bool:
         if decided is None:
             return False  # symshape could not be asked (yet): do not remember
         res = decided
-    _remember(_eq_ids, ids, (x, y, res))
+    _remember(cache, ids, (x, y, res))
     return res
 
 
@@ -381,7 +398,8 @@ def _divmod(self: Any, divisor: Any) -> tuple[Any, Any]:
     # An int divisor is part of the key by value, anything else by identity.
     int_divisor = type(divisor) is int
     key = (id(self), divisor, True) if int_divisor else (id(self), id(divisor), False)
-    hit = _divmod_ids.get(key)
+    cache = _id_cache(self.scope, "divmod")
+    hit = cache.get(key)
     if hit is not None and hit[0] is self and (int_divisor or hit[1] is divisor):
         return hit[2]
     q, r = _orig_divmod(self, divisor)
@@ -399,7 +417,7 @@ def _divmod(self: Any, divisor: Any) -> tuple[Any, Any]:
             if better is not None:
                 q, r = better
     if final and (int_divisor or type(divisor) is _JaxDim):
-        _remember(_divmod_ids, key, (self, divisor, (q, r)))
+        _remember(cache, key, (self, divisor, (q, r)))
     return q, r
 
 

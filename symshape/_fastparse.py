@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any, Final, NamedTuple
 
@@ -183,16 +184,18 @@ class _Fail(Exception):
     """The text is not accepted here: let the grammar path parse it (and explain)."""
 
 
-def _finish(seq: list[Any]) -> Any:
-    """Group ``[operand, op, operand, ...]`` by precedence, left-associatively
-    (the same grouping as the lark path's ``_larkparse._finish``)."""
+def group_operators(seq: list[Any], op_name: Callable[[Any], str] = str) -> Any:
+    """Group ``[operand, op, operand, ...]`` by precedence, left-associatively:
+    ``*``, ``//`` and ``%`` before ``+`` and ``-``.  ``op_name(op)`` is the
+    grammar's terminal name of an operator (``PLUS``, ``STAR``, ...): both
+    front ends group through this one function."""
     if len(seq) == 1:
         return seq[0]
     total: Any = None
     total_kind = ""
     term = seq[0]
     for i in range(1, len(seq), 2):
-        op = seq[i]
+        op = op_name(seq[i])
         right = seq[i + 1]
         if op not in _ADDITIVE:
             term = (_BINARY_OPS[op], term[1], term, right)
@@ -205,6 +208,9 @@ def _finish(seq: list[Any]) -> Any:
     if total is not None:
         term = (total_kind, total[1], total, term)
     return term
+
+
+_finish = group_operators
 
 
 class FastParser:

@@ -24,7 +24,13 @@ import lark
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 from lark.lexer import Lexer, PatternRE, PatternStr, Token
 
-from symshape._fastparse import START_WHAT, digits_to_int, fast_parser, function_name
+from symshape._fastparse import (
+    START_WHAT,
+    digits_to_int,
+    fast_parser,
+    function_name,
+    group_operators,
+)
 from symshape._resources import grammar_text
 from symshape.errors import ParseError
 
@@ -120,31 +126,18 @@ class LarkLexer(Lexer):
 
 # --------------------------------------------------------------------------- transformer
 
-_ADD_KINDS: Final = {"PLUS": "add", "MINUS": "sub"}
-_MUL_KINDS: Final = {"STAR": "mul", "DSLASH": "floordiv", "PERCENT": "mod"}
 
 
 def _finish(seq: Any) -> Any:
-    """Group a flat ``[operand, op, operand, ...]`` by precedence (left-assoc)."""
+    """Group a flat ``[operand, op, operand, ...]`` by precedence (left-assoc),
+    as the fast front end does (:func:`group_operators`)."""
     if type(seq) is not list:
         return seq
-    total: Any = None
-    total_kind = ""
-    term = seq[0]
-    for i in range(1, len(seq), 2):
-        op_type = seq[i].type
-        right = seq[i + 1]
-        if op_type in _MUL_KINDS:
-            term = (_MUL_KINDS[op_type], term[1], term, right)
-        else:
-            if total is not None:
-                term = (total_kind, total[1], total, term)
-            total = term
-            total_kind = _ADD_KINDS[op_type]
-            term = right
-    if total is not None:
-        term = (total_kind, total[1], total, term)
-    return term
+    return group_operators(seq, _token_type)
+
+
+def _token_type(tok: Token) -> str:
+    return str(tok.type)
 
 
 class _ToAst(lark.Transformer):

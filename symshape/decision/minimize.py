@@ -127,70 +127,69 @@ class Minimizer:
             if env is not None:
                 return env
             lo += 1
-        # 2. the smallest largest value, by bisection with the decision procedure
-        hi = max(best.values())
-        while lo < hi:
-            mid = (lo + hi) // 2
-            # The corner where every variable is as large as allowed first: an
-            # exact check, and the answer for claims that fail when values grow
-            # (s*s*h <= 2^31), where the search may run out of budget.
-            corner = {n: min(mid, self.upper.get(n, mid)) for n in names}
-            r = corner if self._ok(corner) else self._find(self._upper_all(mid))
-            if r is None:
-                lo = mid + 1
-            elif r is False:
-                return best  # undecided: keep the best verified one
-            else:
-                assert isinstance(r, dict)
-                env = {n: r.get(n, 1) for n in names}
-                if _key(env, names) < _key(best, names):
-                    best = env
-                hi = min(mid, max(best.values()))
-        top = lo
-        # 3. the first valuation with largest value ``top``, by (sum, names)
-        if _count_at_most(n, top, ENUMERATION_CAP) <= ENUMERATION_CAP:
-            env = self._first_at(top)
+        # 2. the smallest largest value, by bisection with the decision procedure.
+        # The corner where every variable is as large as allowed is tried first:
+        # an exact check, and the answer for claims that fail when values grow
+        # (s*s*h <= 2^31), where the search may run out of budget.
+        lo, best, done = self._bisect(
+            lo, best, lambda v: max(v.values()), self._upper_all,
+            lambda mid: {n: min(mid, self.upper.get(n, mid)) for n in names})
+        # 3. the first valuation with largest value ``lo``, by (sum, names)
+        if _count_at_most(n, lo, ENUMERATION_CAP) <= ENUMERATION_CAP:
+            env = self._first_at(lo)
             return env if env is not None else best
-        return self._bisect_rest(top, best)
+        if not done:
+            return best  # the searches ran out of budget: the best verified one
+        # else the smallest sum, then each value in name order, by bisection
+        fixed = self._upper_all(lo)
+        total: Poly = {P.var_mono(v): -1 for v in names}
+        lo, best, done = self._bisect(n, best, lambda v: sum(v.values()),
+                                      lambda mid: [*fixed, {**total, P.ONE: mid}])
+        fixed.append({**total, P.ONE: lo})
+        for name in names:
+            if not done:
+                break
+            lo, best, done = self._bisect(1, best, partial(_value_of, name),
+                                          partial(_capped, fixed, name))
+            fixed.append({P.ONE: lo, P.var_mono(name): -1})
+        return best
 
-    def _bisect_rest(self, top: int, best: dict[str, int]) -> dict[str, int]:
-        """Smallest sum, then each value in name order, by bisection."""
+    def _bisect(self, lo: int, best: dict[str, int], measure: Callable[[dict[str, int]], int],
+                bound: Callable[[int], list[Poly]],
+                corner: Callable[[int], dict[str, int]] | None = None
+                ) -> tuple[int, dict[str, int], bool]:
+        """The smallest ``v >= lo`` for which a valuation with ``bound(v)`` (the
+        measure at most ``v``) exists, knowing that ``best`` is one at
+        ``measure(best)``; the best valuation seen; and whether the bisection
+        finished exactly (False: the decision procedure ran out of budget at
+        some step, which is then passed over as if no valuation were there: the
+        answer stays a verified valuation, perhaps not the smallest)."""
         names = self.names
-        bounds = self._upper_all(top)
-        total_poly: Poly = {P.var_mono(n): -1 for n in names}
-        lo, hi = len(names), sum(best.values())
-        fixed: list[Poly] = []
+        hi = measure(best)
+        exact = True
         while lo < hi:
             mid = (lo + hi) // 2
-            r = self._find(bounds + [{**total_poly, P.ONE: mid}])
-            if r is None:
+            env = corner(mid) if corner is not None else None
+            r = env if env is not None and self._ok(env) else self._find(bound(mid))
+            if r is None or r is False:
+                exact = exact and r is None
                 lo = mid + 1
-            elif r is False:
-                return best
             else:
                 assert isinstance(r, dict)
-                env = {n: r.get(n, 1) for n in names}
+                env = {v: r.get(v, 1) for v in names}
                 if _key(env, names) < _key(best, names):
                     best = env
-                hi = min(mid, sum(best.values()))
-        fixed.append({**total_poly, P.ONE: lo})
-        for name in names:
-            vlo, vhi = 1, best[name]
-            while vlo < vhi:
-                mid = (vlo + vhi) // 2
-                r = self._find(bounds + fixed + [{P.ONE: mid, P.var_mono(name): -1}])
-                if r is None:
-                    vlo = mid + 1
-                elif r is False:
-                    return best
-                else:
-                    assert isinstance(r, dict)
-                    env = {n: r.get(n, 1) for n in names}
-                    if _key(env, names) < _key(best, names):
-                        best = env
-                    vhi = min(mid, best[name])
-            fixed.append({P.ONE: vlo, P.var_mono(name): -1})
-        return best
+                hi = min(mid, measure(best))
+        return min(lo, measure(best)), best, exact
+
+
+def _value_of(name: str, env: dict[str, int]) -> int:
+    return env[name]
+
+
+def _capped(fixed: list[Poly], name: str, mid: int) -> list[Poly]:
+    """``fixed`` and ``name <= mid``."""
+    return [*fixed, {P.ONE: mid, P.var_mono(name): -1}]
 
 
 def _find_with(find: Callable[[list[Poly]], dict[str, int] | None | bool], hyps: list[Poly],

@@ -447,14 +447,22 @@ class Search:
             form = {v: 1} if v < ncols else self.form_of.get(v)
             if form is None:
                 continue
-            inside = [form.get(j, 0) for j in cols]
-            if not any(inside):
+            inside = [(pos[j], c) for j, c in form.items() if j in pos]  # sparse
+            if not inside:
                 continue
-            coef = [sum(inside[k] * vmat[k][i] for k in range(m)) for i in range(m)]
-            free = coef[rank:] + [c for j, c in form.items() if j not in pos]
-            g = math.gcd(*free) if free else 0
+            # g: the gcd of the form's coefficients in the free coordinates and
+            # outside the equalities' columns; most forms give 1 at once.
+            g = 0
+            for j, c in form.items():
+                if j not in pos:
+                    g = math.gcd(g, c)
+            for i in range(rank, m):
+                if g == 1:
+                    break
+                g = math.gcd(g, sum(c * vmat[k][i] for k, c in inside))
             if g <= 1:
                 continue
+            coef = [sum(c * vmat[k][i] for k, c in inside) for i in range(m)]
             const = Fraction(sum(coef[i] * zs[i] for i in range(rank)), scale)
             value = (self._form_value(form) - const) / g
             if value.denominator == 1:

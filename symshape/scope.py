@@ -2,7 +2,11 @@
 
 A scope owns the explicit constraints, the rewrite rules derived from its
 equality constraints, and the caches of everything that depends only on the
-constraints (interval bounds, floordiv normal forms, decisions).
+constraints (interval bounds, floordiv normal forms, decisions).  Its parts
+have one job each: :mod:`symshape.rules` (constraints and rewrite rules),
+:mod:`symshape.intervals` (interval bounds) and this module (the scope's
+state, its questions to the decision procedure, comparisons and their
+messages, satisfiability).
 """
 
 from __future__ import annotations
@@ -12,23 +16,19 @@ import os
 import sys
 import threading
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from symshape.build import parse_comparison_in_scope, shape_in_scope
+from symshape.build import shape_in_scope
 from symshape.errors import (
     InconclusiveDimensionOperation,
     ScopeMismatchError,
     SymshapeError,
-    UnsatisfiableConstraintsError,
 )
 from symshape.expr import (
-    _ONE,
     Atom,
     DimExpr,
     FloorDiv,
-    Max0,
     Mono,
     Terms,
     Var,
@@ -38,35 +38,16 @@ from symshape.expr import (
     comparison_difference,
     fold_atoms,
     make_var,
-    mono_key,
 )
+from symshape.intervals import Bound, IntervalBounds
+from symshape.rules import Constraint
 
 if TYPE_CHECKING:
     from symshape.decision.engine import Decider
     from symshape.decision.simplex import Limits
 
-Bound = float | int  # ints, or -math.inf / math.inf
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
-
-
-@dataclass(frozen=True)
-class Constraint:
-    """One explicit constraint, normalized to ``diff >= 0`` or ``diff == 0``.
-
-    ``text`` is what the user wrote (for a chain, the whole chain), ``op`` is
-    ``">="`` or ``"=="`` and ``lhs``/``rhs`` the two sides after the strict
-    comparisons were tightened (``a > b`` is kept as ``a >= b + 1``).
-    """
-
-    text: str
-    op: str
-    lhs: DimExpr | int
-    rhs: DimExpr | int
-    diff: DimExpr | int
-
-    def __str__(self) -> str:
-        return f"{self.lhs} {self.op} {self.rhs}"
 
 
 _INSIDE: dict[str, bool] = {}
@@ -89,24 +70,7 @@ def _caller_location() -> str:
     return f"{f.f_code.co_filename}:{f.f_lineno}"
 
 
-def _imul(x: Bound, y: Bound) -> Bound:
-    # Interval products: 0 * inf is 0, because the 0 side really is 0.
-    if x == 0 or y == 0:
-        return 0
-    return x * y
-
-
-def _mono_interval(lo_hi: list[tuple[Bound, Bound, int]]) -> tuple[Bound, Bound]:
-    lo: Bound = 1
-    hi: Bound = 1
-    for alo, ahi, k in lo_hi:
-        for _ in range(k):
-            cands = (_imul(lo, alo), _imul(lo, ahi), _imul(hi, alo), _imul(hi, ahi))
-            lo, hi = min(cands), max(cands)
-    return lo, hi
-
-
-class SymbolicScope:
+class SymbolicScope(IntervalBounds):
     """A set of constraints that the dimension variables of its expressions satisfy.
 
     Args:
@@ -168,20 +132,6 @@ class SymbolicScope:
 
     # -- public view ------------------------------------------------------------
     @property
-    def constraints(self) -> tuple[Constraint, ...]:
-        """The explicit constraints, in the order given."""
-        return tuple(self._constraints)
-
-    @property
-    def constraint_texts(self) -> tuple[str, ...]:
-        """The explicit constraints as the user wrote them."""
-        seen: list[str] = []
-        for c in self._constraints:
-            if not seen or seen[-1] != c.text:
-                seen.append(c.text)
-        return tuple(seen)
-
-    @property
     def created_at(self) -> str:
         """``file:line`` of the code that created the scope."""
         return self._created_at
@@ -204,128 +154,17 @@ class SymbolicScope:
             self._vars[name] = v
         return v
 
-    def var_lower_bound(self, name: str) -> int:
-        """The lower bound of variable ``name`` that the constraints give it by
-        interval propagation (at least 1; cheap, not always the tightest)."""
-        lo = self._factor_interval(make_var(name))[0]
-        return max(1, int(lo)) if math.isfinite(lo) else 1
 
-    def var_upper_bound(self, name: str) -> int | None:
-        """The upper bound of variable ``name`` that the constraints give it by
-        interval propagation (None when there is none)."""
-        hi = self._factor_interval(make_var(name))[1]
-        return int(hi) if math.isfinite(hi) else None
 
     def var(self, name: str) -> DimExpr | int:
         """Public accessor for the dimension variable ``name`` in this scope."""
         return self._var(name)
 
-    def _apply_term_rules(self, terms: Terms) -> Terms:
-        hit = False
-        for m, c in terms.items():
-            rule = self._term_rules.get(m)
-            if rule is not None and c % rule[0] == 0:
-                hit = True
-                break
-        if not hit:
-            return terms
-        out: Terms = {}
-        for m, c in terms.items():
-            rule = self._term_rules.get(m)
-            if rule is not None and c % rule[0] == 0:
-                k, rhs = rule
-                if isinstance(rhs, int):
-                    add: Terms = {_ONE: rhs} if rhs else {}
-                else:
-                    add = rhs._terms
-                for m2, c2 in add.items():
-                    out[m2] = out.get(m2, 0) + (c // k) * c2
-            else:
-                out[m] = out.get(m, 0) + c
-        return {m: c for m, c in out.items() if c}
 
-    def _divisibility(self) -> tuple[tuple[Terms, int, Mono], ...]:
-        """``(terms of E, K, monomial of floordiv(E, K))`` for every rewrite
-        rule ``K*floordiv(E, K) == E`` (from a constraint ``mod(E, K) == 0``):
-        the parts of an expression known to be multiples of ``K``."""
-        d = self._divisible
-        if d is None:
-            out = []
-            for m, (k, rhs) in sorted(self._term_rules.items(), key=lambda t: mono_key(t[0])):
-                if len(m) == 1 and m[0][1] == 1 and type(m[0][0]) is FloorDiv and \
-                        isinstance(rhs, DimExpr):
-                    a = m[0][0]
-                    if a.den == k and a.num == rhs:
-                        out.append((rhs._terms, k, m))
-            d = tuple(out)
-            if self._initialized:
-                self._divisible = d
-        return d
 
-    def _add_constraint_text(self, text: str) -> None:
-        for op, lhs, rhs in parse_comparison_in_scope(text, self):
-            if op == "!=":
-                raise SymshapeError(f"'!=' is not allowed in a scope constraint: {text!r}")
-            kind, diff = comparison_difference(op, lhs, rhs)
-            # The sides as the user would read ``diff kind 0`` (``a < b`` is ``b >= a + 1``).
-            if op in ("<=", "<"):
-                lhs, rhs = rhs, lhs
-            if op in (">", "<"):
-                rhs = rhs + 1
-            self._add_constraint(Constraint(text, kind, lhs, rhs, diff))
 
-    def _add_constraint(self, c: Constraint) -> None:
-        d = c.diff
-        if isinstance(d, int):
-            if (c.op == "==" and d != 0) or (c.op == ">=" and d < 0):
-                raise UnsatisfiableConstraintsError(
-                    f"unsatisfiable constraint {c.text!r}: it simplifies to "
-                    f"{d} {c.op} 0, which is false")
-            return  # trivially true: nothing to remember
-        self._constraints.append(c)
-        if c.op == "==":
-            self._add_rule(c)
 
-    def _add_rule(self, c: Constraint) -> None:
-        """Turn an equality into a rewrite rule when it has a term to solve for."""
-        d = c.diff
-        assert isinstance(d, DimExpr)
-        candidates: list[tuple[Mono, int]] = []
-        for side, _other, _sign in ((c.lhs, c.rhs, 1), (c.rhs, c.lhs, -1)):
-            if isinstance(side, DimExpr) and len(side._terms) == 1 and _ONE not in side._terms:
-                (m, k), = side._terms.items()
-                candidates.append((m, k))
-        # Otherwise: a variable with coefficient +-1, then any term, leading first.
-        for m, k in sorted(d._terms.items(), key=lambda t: mono_key(t[0])):
-            if m and (len(m) == 1 and m[0][1] == 1 and type(m[0][0]) is Var and abs(k) == 1):
-                candidates.append((m, k))
-        for m, k in sorted(d._terms.items(), key=lambda t: mono_key(t[0])):
-            if m:
-                candidates.append((m, k))
-        for m, k in candidates:
-            coeff = d._terms.get(m)
-            if coeff is None:
-                continue
-            rest = d - DimExpr({m: coeff}, self)
-            if _occurs(m, rest):
-                continue
-            if m in self._term_rules:
-                continue
-            # coeff*m + rest == 0  =>  |coeff|*m == -sign(coeff)*rest
-            k = abs(coeff)
-            rhs = -rest if coeff > 0 else rest
-            self._install_rule(m, k, rhs, c)
-            return
 
-    def _install_rule(self, m: Mono, k: int, rhs: DimExpr | int, c: Constraint) -> None:
-        if k == 1 and len(m) == 1 and m[0][1] == 1 and type(m[0][0]) is Var:
-            name = m[0][0].name
-            self._var_rules[name] = rhs
-            self._vars.pop(name, None)
-            self._implicit.append((rhs - 1, f"{name} >= 1, with {name} == {rhs} from {c.text!r}"))
-        self._term_rules[m] = (k, rhs)
-        self._floordiv_cache.clear()
-        self._interval_cache.clear()
 
     def clear_caches(self) -> None:
         """Drop every cached result of the scope: bounds, normal forms of
@@ -345,230 +184,13 @@ class SymbolicScope:
                 self._decider_obj.clear_answers()
 
     # -- bounds -----------------------------------------------------------------
-    def _facts(self) -> list[tuple[DimExpr | int, str]]:
-        """All known facts ``e >= 0`` (explicit constraints, both directions of
-        equalities, and implicit facts)."""
-        out: list[tuple[DimExpr | int, str]] = []
-        for c in self._constraints:
-            out.append((c.diff, c.text))
-            if c.op == "==":
-                d = c.diff
-                # The literal negation: ``-d`` through the arithmetic would apply
-                # the rewrite rule this very equality installed, and state 0 >= 0.
-                out.append((-d if isinstance(d, int) else
-                            DimExpr({m: -v for m, v in d._terms.items()}, self), c.text))
-        out.extend(self._implicit)
-        return out
 
-    def _propagate_bounds(self) -> None:
-        """Tighten monomial bounds from the linear structure of the facts.
 
-        A few rounds of bound propagation: for ``sum c_i*t_i + c0 >= 0`` each
-        ``t_j`` gets a bound from the others' bounds.  Rounds are capped, so a
-        cyclic set of constraints cannot loop; the decision procedure does the
-        complete job.
-        """
-        facts = [f for f, _ in self._facts() if isinstance(f, DimExpr)]
-        if not facts:
-            return
-        for _ in range(8):
-            changed = False
-            for f in facts:
-                items = [(m, c) for m, c in f._terms.items() if m]
-                c0 = f._terms.get(_ONE, 0)
-                contrib: list[tuple[Bound, Bound]] = []
-                for m, c in items:
-                    lo, hi = self._mono_interval(m)
-                    contrib.append((_imul(c, lo) if c > 0 else _imul(c, hi),
-                                    _imul(c, hi) if c > 0 else _imul(c, lo)))
-                total_hi = sum(h for _, h in contrib) + c0
-                for (m, c), (_, hi_j) in zip(items, contrib, strict=True):
-                    rest_hi = total_hi - hi_j if math.isfinite(total_hi) else math.inf
-                    if not math.isfinite(rest_hi):
-                        if math.isinf(hi_j) and sum(1 for _, h in contrib if math.isinf(h)) == 1:
-                            rest_hi = sum(h for _, h in contrib if not math.isinf(h)) + c0
-                        else:
-                            continue
-                    # c*t_m >= -rest_hi
-                    low = -rest_hi
-                    lo, hi = self._mono_interval(m)
-                    assert isinstance(low, int)
-                    if c > 0:
-                        new_lo = -((-low) // c)
-                        if new_lo > lo:
-                            self._mono_bounds[m] = (new_lo, hi)
-                            changed = True
-                    else:
-                        new_hi = low // c
-                        if new_hi < hi:
-                            self._mono_bounds[m] = (lo, new_hi)
-                            changed = True
-                    lo2, hi2 = self._mono_interval(m)
-                    if lo2 > hi2:
-                        raise UnsatisfiableConstraintsError(
-                            "unsatisfiable constraints: they force "
-                            f"{DimExpr({m: 1}, self)} into the empty range [{lo2}, {hi2}]; "
-                            f"constraints: {list(self.constraint_texts)}")
-            self._interval_cache.clear()
-            if not changed:
-                break
 
-    def _atom_interval(self, a: Any) -> tuple[Bound, Bound]:
-        t = type(a)
-        if t is Var:
-            return 1, math.inf
-        if t is FloorDiv:
-            nlo, nhi = self._interval(a.num)
-            if isinstance(a.den, int):
-                k = a.den
-                return (nlo // k if math.isfinite(nlo) else nlo,
-                        nhi // k if math.isfinite(nhi) else nhi)
-            dlo, dhi = self._interval(a.den)
-            dlo = max(dlo, 1)
-            if nlo >= 0:
-                lo = 0 if math.isinf(dhi) else nlo // dhi
-                hi = nhi if math.isinf(nhi) else nhi // dlo
-                return lo, hi
-            lo = nlo if math.isinf(nlo) else nlo // dlo
-            if nhi < 0:
-                return lo, (-1 if math.isinf(dhi) else nhi // dhi)
-            hi = nhi if math.isinf(nhi) else nhi // dlo
-            return lo, hi
-        assert t is Max0
-        lo, hi = self._interval(a.arg)
-        return max(lo, 0), max(hi, 0)
 
-    def _factor_interval(self, a: Atom) -> tuple[Bound, Bound]:
-        """Interval of an atom, with the bounds the constraints give it."""
-        lo, hi = self._atom_interval(a)
-        pb = self._mono_bounds.get(atom_mono(a))
-        if pb is not None:
-            lo, hi = max(lo, pb[0]), min(hi, pb[1])
-        return lo, hi
 
-    def _mono_interval(self, m: Mono) -> tuple[Bound, Bound]:
-        if len(m) == 1 and m[0][1] == 1:
-            lo, hi = self._atom_interval(m[0][0])
-        else:
-            lo, hi = _mono_interval([(*self._factor_interval(a), k) for a, k in m])
-        pb = self._mono_bounds.get(m)
-        if pb is not None:
-            lo, hi = max(lo, pb[0]), min(hi, pb[1])
-        return lo, hi
 
-    def _interval(self, e: DimExpr | int) -> tuple[Bound, Bound]:
-        """Cheap, sound interval bounds of ``e`` (cached per scope)."""
-        if type(e) is not DimExpr and isinstance(e, int):
-            return e, e
-        r = self._interval_cache.get(e)
-        if r is not None:
-            return r
-        lo, hi = self._sum_interval(e._terms)
-        if lo == -math.inf and hi == math.inf:
-            # Both ends open is the sign of terms that cancel, as in mod(a, 5).
-            lo2, hi2 = self._relaxed_interval(e)
-            lo, hi = max(lo, lo2), min(hi, hi2)
-        r = (lo, hi)
-        self._interval_cache[e] = r
-        return r
 
-    def _sum_interval(self, terms: Terms) -> tuple[Bound, Bound]:
-        lo: Bound = 0
-        hi: Bound = 0
-        mono_bounds = self._mono_bounds
-        for m, c in terms.items():
-            if not m:
-                lo += c
-                hi += c
-                continue
-            mlo: Bound
-            mhi: Bound
-            if len(m) == 1 and m[0][1] == 1:
-                # _mono_interval inlined for the common single atom.
-                a = m[0][0]
-                if type(a) is Var:
-                    mlo, mhi = 1, math.inf
-                else:
-                    mlo, mhi = self._atom_interval(a)
-                pb = mono_bounds.get(m)
-                if pb is not None:
-                    mlo, mhi = max(mlo, pb[0]), min(mhi, pb[1])
-            else:
-                mlo, mhi = self._mono_interval(m)
-            # _imul inlined: 0 * inf is 0
-            if c > 0:
-                lo += 0 if mlo == 0 else c * mlo
-                hi += 0 if mhi == 0 else c * mhi
-            else:
-                lo += 0 if (mhi == 0 or c == 0) else c * mhi
-                hi += 0 if (mlo == 0 or c == 0) else c * mlo
-        return lo, hi
-
-    def _relaxed_interval(self, e: DimExpr) -> tuple[Bound, Bound]:
-        """Interval of ``e`` after exposing the structure of its top-level atoms.
-
-        Atom-by-atom intervals lose the cancellation in ``a - 5*floordiv(a, 5)``
-        (``mod(a, 5)``) and in ``max(a, b) - a``.  Here each ``c*floordiv(N, k)``
-        is replaced by ``(c/k)*(N - r)`` with ``0 <= r <= k-1`` (scaling the whole
-        sum by the lcm of the divisors), and each ``c*max(D, 0)`` may be replaced
-        by ``c*D + c*max(-D, 0)``; every choice is sound, so the intersection is.
-        """
-        fds: list[tuple[Mono, int, FloorDiv]] = []
-        maxes: list[tuple[Mono, int, Max0]] = []
-        for m, c in e._terms.items():
-            if len(m) == 1 and m[0][1] == 1:
-                a = m[0][0]
-                if type(a) is FloorDiv and isinstance(a.den, int):
-                    fds.append((m, c, a))
-                elif type(a) is Max0:
-                    maxes.append((m, c, a))
-        if not fds and not maxes:
-            return -math.inf, math.inf
-        scale = 1
-        for _, _, a in fds:
-            scale = math.lcm(scale, a.den)
-        base: Terms = {}
-        extra_lo: Bound = 0
-        extra_hi: Bound = 0
-        skip = {m for m, _, _ in fds} | {m for m, _, _ in maxes}
-        for m, c in e._terms.items():
-            if m not in skip:
-                base[m] = base.get(m, 0) + c * scale
-        for _, c, a in fds:
-            k = a.den
-            assert isinstance(k, int)
-            w = c * scale // k
-            num_terms = {_ONE: a.num} if isinstance(a.num, int) else a.num._terms
-            for m2, c2 in num_terms.items():
-                base[m2] = base.get(m2, 0) + w * c2
-            # -w * r with 0 <= r <= k - 1
-            extra_lo += min(0, -w * (k - 1))
-            extra_hi += max(0, -w * (k - 1))
-        best_lo: Bound = -math.inf
-        best_hi: Bound = math.inf
-        n = len(maxes)
-        choices = range(1 << n) if n <= 3 else (0, (1 << n) - 1)
-        for mask in choices:
-            terms = dict(base)
-            lo_x, hi_x = extra_lo, extra_hi
-            for i, (_m, c, a) in enumerate(maxes):
-                w = c * scale
-                if mask >> i & 1:
-                    for m2, c2 in a.arg._terms.items():
-                        terms[m2] = terms.get(m2, 0) + w * c2
-                    dlo, dhi = self._interval(a.arg)
-                    mlo, mhi = max(0, -dhi), max(0, -dlo)  # max(-D, 0)
-                else:
-                    mlo, mhi = self._atom_interval(a)
-                lo_x += _imul(w, mlo) if w > 0 else _imul(w, mhi)
-                hi_x += _imul(w, mhi) if w > 0 else _imul(w, mlo)
-            lo, hi = self._sum_interval({m: c for m, c in terms.items() if c})
-            lo, hi = lo + lo_x, hi + hi_x
-            if lo != -math.inf:
-                best_lo = max(best_lo, -((-lo) // scale))
-            if hi != math.inf:
-                best_hi = min(best_hi, hi // scale)
-        return best_lo, best_hi
 
     def _sign(self, e: DimExpr | int) -> int:
         """1 if ``e >= 1`` is proved, -1 if ``e <= -1`` is proved, else 0."""
@@ -928,9 +550,4 @@ def register_decider(cls: Any) -> None:
     _DECIDER_CLASS[:] = [cls]
 
 
-def _occurs(m: Mono, e: DimExpr | int) -> bool:
-    """Does any atom of ``m`` occur in ``e`` (at any depth)?"""
-    if isinstance(e, int):
-        return False
-    atoms = {a for a, _ in m}
-    return bool(atoms & e.atoms(recursive=True))
+__all__ = ["Constraint", "SymbolicScope", "register_decider", "resolve_scope"]

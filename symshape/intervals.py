@@ -1,0 +1,267 @@
+"""Cheap, sound interval bounds of expressions under a scope's constraints.
+
+The second part of :class:`symshape.SymbolicScope` (see ``scope.py``): bounds
+of atoms (a variable is ``>= 1``; a ``floordiv`` and a ``max`` from their
+operands), of monomials (products of their factors' bounds), of sums, and a
+relaxation that sees through the cancellations of ``mod`` and ``max``.  The
+constraints tighten monomial bounds by a few rounds of propagation when the
+scope is built.  Everything here is a function of the expression and the
+scope's fixed facts, cached per scope.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from symshape.errors import UnsatisfiableConstraintsError
+from symshape.expr import _ONE, Atom, DimExpr, FloorDiv, Max0, Mono, Terms, Var, atom_mono, make_var
+from symshape.rules import ConstraintRules
+
+Bound = float | int  # ints, or -math.inf / math.inf
+
+
+def _imul(x: Bound, y: Bound) -> Bound:
+    # Interval products: 0 * inf is 0, because the 0 side really is 0.
+    if x == 0 or y == 0:
+        return 0
+    return x * y
+
+
+def _mono_interval(lo_hi: list[tuple[Bound, Bound, int]]) -> tuple[Bound, Bound]:
+    lo: Bound = 1
+    hi: Bound = 1
+    for alo, ahi, k in lo_hi:
+        for _ in range(k):
+            cands = (_imul(lo, alo), _imul(lo, ahi), _imul(hi, alo), _imul(hi, ahi))
+            lo, hi = min(cands), max(cands)
+    return lo, hi
+
+
+class IntervalBounds(ConstraintRules):
+    """Interval bounds (the state is set up by ``SymbolicScope``)."""
+
+    _mono_bounds: dict[Mono, tuple[Bound, Bound]]
+    _interval_cache: dict[DimExpr, tuple[Bound, Bound]]
+
+    def var_lower_bound(self, name: str) -> int:
+        """The lower bound of variable ``name`` that the constraints give it by
+        interval propagation (at least 1; cheap, not always the tightest)."""
+        lo = self._factor_interval(make_var(name))[0]
+        return max(1, int(lo)) if math.isfinite(lo) else 1
+
+    def var_upper_bound(self, name: str) -> int | None:
+        """The upper bound of variable ``name`` that the constraints give it by
+        interval propagation (None when there is none)."""
+        hi = self._factor_interval(make_var(name))[1]
+        return int(hi) if math.isfinite(hi) else None
+
+    def _propagate_bounds(self) -> None:
+        """Tighten monomial bounds from the linear structure of the facts.
+
+        A few rounds of bound propagation: for ``sum c_i*t_i + c0 >= 0`` each
+        ``t_j`` gets a bound from the others' bounds.  Rounds are capped, so a
+        cyclic set of constraints cannot loop; the decision procedure does the
+        complete job.
+        """
+        facts = [f for f, _ in self._facts() if isinstance(f, DimExpr)]
+        if not facts:
+            return
+        for _ in range(8):
+            changed = False
+            for f in facts:
+                items = [(m, c) for m, c in f._terms.items() if m]
+                c0 = f._terms.get(_ONE, 0)
+                contrib: list[tuple[Bound, Bound]] = []
+                for m, c in items:
+                    lo, hi = self._mono_interval(m)
+                    contrib.append((_imul(c, lo) if c > 0 else _imul(c, hi),
+                                    _imul(c, hi) if c > 0 else _imul(c, lo)))
+                total_hi = sum(h for _, h in contrib) + c0
+                for (m, c), (_, hi_j) in zip(items, contrib, strict=True):
+                    rest_hi = total_hi - hi_j if math.isfinite(total_hi) else math.inf
+                    if not math.isfinite(rest_hi):
+                        if math.isinf(hi_j) and sum(1 for _, h in contrib if math.isinf(h)) == 1:
+                            rest_hi = sum(h for _, h in contrib if not math.isinf(h)) + c0
+                        else:
+                            continue
+                    # c*t_m >= -rest_hi
+                    low = -rest_hi
+                    lo, hi = self._mono_interval(m)
+                    assert isinstance(low, int)
+                    if c > 0:
+                        new_lo = -((-low) // c)
+                        if new_lo > lo:
+                            self._mono_bounds[m] = (new_lo, hi)
+                            changed = True
+                    else:
+                        new_hi = low // c
+                        if new_hi < hi:
+                            self._mono_bounds[m] = (lo, new_hi)
+                            changed = True
+                    lo2, hi2 = self._mono_interval(m)
+                    if lo2 > hi2:
+                        raise UnsatisfiableConstraintsError(
+                            "unsatisfiable constraints: they force "
+                            f"{DimExpr({m: 1}, self._whole)} into the empty range [{lo2}, {hi2}]; "
+                            f"constraints: {list(self.constraint_texts)}")
+            self._interval_cache.clear()
+            if not changed:
+                break
+
+    def _atom_interval(self, a: Any) -> tuple[Bound, Bound]:
+        t = type(a)
+        if t is Var:
+            return 1, math.inf
+        if t is FloorDiv:
+            nlo, nhi = self._interval(a.num)
+            if isinstance(a.den, int):
+                k = a.den
+                return (nlo // k if math.isfinite(nlo) else nlo,
+                        nhi // k if math.isfinite(nhi) else nhi)
+            dlo, dhi = self._interval(a.den)
+            dlo = max(dlo, 1)
+            if nlo >= 0:
+                lo = 0 if math.isinf(dhi) else nlo // dhi
+                hi = nhi if math.isinf(nhi) else nhi // dlo
+                return lo, hi
+            lo = nlo if math.isinf(nlo) else nlo // dlo
+            if nhi < 0:
+                return lo, (-1 if math.isinf(dhi) else nhi // dhi)
+            hi = nhi if math.isinf(nhi) else nhi // dlo
+            return lo, hi
+        assert t is Max0
+        lo, hi = self._interval(a.arg)
+        return max(lo, 0), max(hi, 0)
+
+    def _factor_interval(self, a: Atom) -> tuple[Bound, Bound]:
+        """Interval of an atom, with the bounds the constraints give it."""
+        lo, hi = self._atom_interval(a)
+        pb = self._mono_bounds.get(atom_mono(a))
+        if pb is not None:
+            lo, hi = max(lo, pb[0]), min(hi, pb[1])
+        return lo, hi
+
+    def _mono_interval(self, m: Mono) -> tuple[Bound, Bound]:
+        if len(m) == 1 and m[0][1] == 1:
+            lo, hi = self._atom_interval(m[0][0])
+        else:
+            lo, hi = _mono_interval([(*self._factor_interval(a), k) for a, k in m])
+        pb = self._mono_bounds.get(m)
+        if pb is not None:
+            lo, hi = max(lo, pb[0]), min(hi, pb[1])
+        return lo, hi
+
+    def _interval(self, e: DimExpr | int) -> tuple[Bound, Bound]:
+        """Cheap, sound interval bounds of ``e`` (cached per scope)."""
+        if type(e) is not DimExpr and isinstance(e, int):
+            return e, e
+        r = self._interval_cache.get(e)
+        if r is not None:
+            return r
+        lo, hi = self._sum_interval(e._terms)
+        if lo == -math.inf and hi == math.inf:
+            # Both ends open is the sign of terms that cancel, as in mod(a, 5).
+            lo2, hi2 = self._relaxed_interval(e)
+            lo, hi = max(lo, lo2), min(hi, hi2)
+        r = (lo, hi)
+        self._interval_cache[e] = r
+        return r
+
+    def _sum_interval(self, terms: Terms) -> tuple[Bound, Bound]:
+        lo: Bound = 0
+        hi: Bound = 0
+        mono_bounds = self._mono_bounds
+        for m, c in terms.items():
+            if not m:
+                lo += c
+                hi += c
+                continue
+            mlo: Bound
+            mhi: Bound
+            if len(m) == 1 and m[0][1] == 1:
+                # _mono_interval inlined for the common single atom.
+                a = m[0][0]
+                if type(a) is Var:
+                    mlo, mhi = 1, math.inf
+                else:
+                    mlo, mhi = self._atom_interval(a)
+                pb = mono_bounds.get(m)
+                if pb is not None:
+                    mlo, mhi = max(mlo, pb[0]), min(mhi, pb[1])
+            else:
+                mlo, mhi = self._mono_interval(m)
+            # _imul inlined: 0 * inf is 0
+            if c > 0:
+                lo += 0 if mlo == 0 else c * mlo
+                hi += 0 if mhi == 0 else c * mhi
+            else:
+                lo += 0 if (mhi == 0 or c == 0) else c * mhi
+                hi += 0 if (mlo == 0 or c == 0) else c * mlo
+        return lo, hi
+
+    def _relaxed_interval(self, e: DimExpr) -> tuple[Bound, Bound]:
+        """Interval of ``e`` after exposing the structure of its top-level atoms.
+
+        Atom-by-atom intervals lose the cancellation in ``a - 5*floordiv(a, 5)``
+        (``mod(a, 5)``) and in ``max(a, b) - a``.  Here each ``c*floordiv(N, k)``
+        is replaced by ``(c/k)*(N - r)`` with ``0 <= r <= k-1`` (scaling the whole
+        sum by the lcm of the divisors), and each ``c*max(D, 0)`` may be replaced
+        by ``c*D + c*max(-D, 0)``; every choice is sound, so the intersection is.
+        """
+        fds: list[tuple[Mono, int, FloorDiv]] = []
+        maxes: list[tuple[Mono, int, Max0]] = []
+        for m, c in e._terms.items():
+            if len(m) == 1 and m[0][1] == 1:
+                a = m[0][0]
+                if type(a) is FloorDiv and isinstance(a.den, int):
+                    fds.append((m, c, a))
+                elif type(a) is Max0:
+                    maxes.append((m, c, a))
+        if not fds and not maxes:
+            return -math.inf, math.inf
+        scale = 1
+        for _, _, a in fds:
+            scale = math.lcm(scale, a.den)
+        base: Terms = {}
+        extra_lo: Bound = 0
+        extra_hi: Bound = 0
+        skip = {m for m, _, _ in fds} | {m for m, _, _ in maxes}
+        for m, c in e._terms.items():
+            if m not in skip:
+                base[m] = base.get(m, 0) + c * scale
+        for _, c, a in fds:
+            k = a.den
+            assert isinstance(k, int)
+            w = c * scale // k
+            num_terms = {_ONE: a.num} if isinstance(a.num, int) else a.num._terms
+            for m2, c2 in num_terms.items():
+                base[m2] = base.get(m2, 0) + w * c2
+            # -w * r with 0 <= r <= k - 1
+            extra_lo += min(0, -w * (k - 1))
+            extra_hi += max(0, -w * (k - 1))
+        best_lo: Bound = -math.inf
+        best_hi: Bound = math.inf
+        n = len(maxes)
+        choices = range(1 << n) if n <= 3 else (0, (1 << n) - 1)
+        for mask in choices:
+            terms = dict(base)
+            lo_x, hi_x = extra_lo, extra_hi
+            for i, (_m, c, a) in enumerate(maxes):
+                w = c * scale
+                if mask >> i & 1:
+                    for m2, c2 in a.arg._terms.items():
+                        terms[m2] = terms.get(m2, 0) + w * c2
+                    dlo, dhi = self._interval(a.arg)
+                    mlo, mhi = max(0, -dhi), max(0, -dlo)  # max(-D, 0)
+                else:
+                    mlo, mhi = self._atom_interval(a)
+                lo_x += _imul(w, mlo) if w > 0 else _imul(w, mhi)
+                hi_x += _imul(w, mhi) if w > 0 else _imul(w, mlo)
+            lo, hi = self._sum_interval({m: c for m, c in terms.items() if c})
+            lo, hi = lo + lo_x, hi + hi_x
+            if lo != -math.inf:
+                best_lo = max(best_lo, -((-lo) // scale))
+            if hi != math.inf:
+                best_hi = min(best_hi, hi // scale)
+        return best_lo, best_hi

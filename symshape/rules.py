@@ -1,0 +1,212 @@
+"""A scope's constraints: normalized from their texts, and the rewrite rules
+that equalities give.
+
+The first part of :class:`symshape.SymbolicScope` (see ``scope.py``): it reads
+each constraint text, keeps it as ``diff >= 0`` or ``diff == 0``, and turns an
+equality with a term to solve for into a rewrite rule that every expression of
+the scope is built with.  Its facts (``_facts``) are what the interval bounds
+and the decision procedure start from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from symshape.build import parse_comparison_in_scope
+from symshape.errors import SymshapeError, UnsatisfiableConstraintsError
+from symshape.expr import (
+    _ONE,
+    DimExpr,
+    FloorDiv,
+    Mono,
+    Terms,
+    Var,
+    comparison_difference,
+    mono_key,
+)
+
+if TYPE_CHECKING:
+    from symshape.scope import SymbolicScope
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """One explicit constraint, normalized to ``diff >= 0`` or ``diff == 0``.
+
+    ``text`` is what the user wrote (for a chain, the whole chain), ``op`` is
+    ``">="`` or ``"=="`` and ``lhs``/``rhs`` the two sides after the strict
+    comparisons were tightened (``a > b`` is kept as ``a >= b + 1``).
+    """
+
+    text: str
+    op: str
+    lhs: DimExpr | int
+    rhs: DimExpr | int
+    diff: DimExpr | int
+
+    def __str__(self) -> str:
+        return f"{self.lhs} {self.op} {self.rhs}"
+
+
+class ConstraintRules:
+    """Constraints and rewrite rules (the state is set up by ``SymbolicScope``)."""
+
+    _constraints: list[Constraint]
+    _implicit: list[tuple[DimExpr | int, str]]
+    _var_rules: dict[str, DimExpr | int]
+    _term_rules: dict[Mono, tuple[int, DimExpr | int]]
+    _divisible: tuple[tuple[Terms, int, Mono], ...] | None
+    _vars: dict[str, DimExpr | int]
+    _floordiv_cache: dict[Any, DimExpr | int]
+    _interval_cache: dict[DimExpr, Any]
+    _initialized: bool
+
+    @property
+    def constraints(self) -> tuple[Constraint, ...]:
+        """The explicit constraints, in the order given."""
+        return tuple(self._constraints)
+
+    @property
+    def constraint_texts(self) -> tuple[str, ...]:
+        """The explicit constraints as the user wrote them."""
+        seen: list[str] = []
+        for c in self._constraints:
+            if not seen or seen[-1] != c.text:
+                seen.append(c.text)
+        return tuple(seen)
+
+    @property
+    def _whole(self) -> SymbolicScope:
+        """This part as the scope it belongs to (expressions are built in it)."""
+        return self  # type: ignore[return-value]
+
+    def _apply_term_rules(self, terms: Terms) -> Terms:
+        hit = False
+        for m, c in terms.items():
+            rule = self._term_rules.get(m)
+            if rule is not None and c % rule[0] == 0:
+                hit = True
+                break
+        if not hit:
+            return terms
+        out: Terms = {}
+        for m, c in terms.items():
+            rule = self._term_rules.get(m)
+            if rule is not None and c % rule[0] == 0:
+                k, rhs = rule
+                if isinstance(rhs, int):
+                    add: Terms = {_ONE: rhs} if rhs else {}
+                else:
+                    add = rhs._terms
+                for m2, c2 in add.items():
+                    out[m2] = out.get(m2, 0) + (c // k) * c2
+            else:
+                out[m] = out.get(m, 0) + c
+        return {m: c for m, c in out.items() if c}
+
+    def _divisibility(self) -> tuple[tuple[Terms, int, Mono], ...]:
+        """``(terms of E, K, monomial of floordiv(E, K))`` for every rewrite
+        rule ``K*floordiv(E, K) == E`` (from a constraint ``mod(E, K) == 0``):
+        the parts of an expression known to be multiples of ``K``."""
+        d = self._divisible
+        if d is None:
+            out = []
+            for m, (k, rhs) in sorted(self._term_rules.items(), key=lambda t: mono_key(t[0])):
+                if len(m) == 1 and m[0][1] == 1 and type(m[0][0]) is FloorDiv and \
+                        isinstance(rhs, DimExpr):
+                    a = m[0][0]
+                    if a.den == k and a.num == rhs:
+                        out.append((rhs._terms, k, m))
+            d = tuple(out)
+            if self._initialized:
+                self._divisible = d
+        return d
+
+    def _add_constraint_text(self, text: str) -> None:
+        for op, lhs, rhs in parse_comparison_in_scope(text, self._whole):
+            if op == "!=":
+                raise SymshapeError(f"'!=' is not allowed in a scope constraint: {text!r}")
+            kind, diff = comparison_difference(op, lhs, rhs)
+            # The sides as the user would read ``diff kind 0`` (``a < b`` is ``b >= a + 1``).
+            if op in ("<=", "<"):
+                lhs, rhs = rhs, lhs
+            if op in (">", "<"):
+                rhs = rhs + 1
+            self._add_constraint(Constraint(text, kind, lhs, rhs, diff))
+
+    def _add_constraint(self, c: Constraint) -> None:
+        d = c.diff
+        if isinstance(d, int):
+            if (c.op == "==" and d != 0) or (c.op == ">=" and d < 0):
+                raise UnsatisfiableConstraintsError(
+                    f"unsatisfiable constraint {c.text!r}: it simplifies to "
+                    f"{d} {c.op} 0, which is false")
+            return  # trivially true: nothing to remember
+        self._constraints.append(c)
+        if c.op == "==":
+            self._add_rule(c)
+
+    def _add_rule(self, c: Constraint) -> None:
+        """Turn an equality into a rewrite rule when it has a term to solve for."""
+        d = c.diff
+        assert isinstance(d, DimExpr)
+        candidates: list[tuple[Mono, int]] = []
+        for side, _other, _sign in ((c.lhs, c.rhs, 1), (c.rhs, c.lhs, -1)):
+            if isinstance(side, DimExpr) and len(side._terms) == 1 and _ONE not in side._terms:
+                (m, k), = side._terms.items()
+                candidates.append((m, k))
+        # Otherwise: a variable with coefficient +-1, then any term, leading first.
+        for m, k in sorted(d._terms.items(), key=lambda t: mono_key(t[0])):
+            if m and (len(m) == 1 and m[0][1] == 1 and type(m[0][0]) is Var and abs(k) == 1):
+                candidates.append((m, k))
+        for m, k in sorted(d._terms.items(), key=lambda t: mono_key(t[0])):
+            if m:
+                candidates.append((m, k))
+        for m, k in candidates:
+            coeff = d._terms.get(m)
+            if coeff is None:
+                continue
+            rest = d - DimExpr({m: coeff}, self._whole)
+            if _occurs(m, rest):
+                continue
+            if m in self._term_rules:
+                continue
+            # coeff*m + rest == 0  =>  |coeff|*m == -sign(coeff)*rest
+            k = abs(coeff)
+            rhs = -rest if coeff > 0 else rest
+            self._install_rule(m, k, rhs, c)
+            return
+
+    def _install_rule(self, m: Mono, k: int, rhs: DimExpr | int, c: Constraint) -> None:
+        if k == 1 and len(m) == 1 and m[0][1] == 1 and type(m[0][0]) is Var:
+            name = m[0][0].name
+            self._var_rules[name] = rhs
+            self._vars.pop(name, None)
+            self._implicit.append((rhs - 1, f"{name} >= 1, with {name} == {rhs} from {c.text!r}"))
+        self._term_rules[m] = (k, rhs)
+        self._floordiv_cache.clear()
+        self._interval_cache.clear()
+
+    def _facts(self) -> list[tuple[DimExpr | int, str]]:
+        """All known facts ``e >= 0`` (explicit constraints, both directions of
+        equalities, and implicit facts)."""
+        out: list[tuple[DimExpr | int, str]] = []
+        for c in self._constraints:
+            out.append((c.diff, c.text))
+            if c.op == "==":
+                d = c.diff
+                # The literal negation: ``-d`` through the arithmetic would apply
+                # the rewrite rule this very equality installed, and state 0 >= 0.
+                out.append((-d if isinstance(d, int) else
+                            DimExpr({m: -v for m, v in d._terms.items()}, self._whole), c.text))
+        out.extend(self._implicit)
+        return out
+
+
+def _occurs(m: Mono, e: DimExpr | int) -> bool:
+    """Does any atom of ``m`` occur in ``e`` (at any depth)?"""
+    if isinstance(e, int):
+        return False
+    atoms = {a for a, _ in m}
+    return bool(atoms & e.atoms(recursive=True))

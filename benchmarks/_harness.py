@@ -6,6 +6,7 @@ import gc
 import statistics
 import time
 from collections.abc import Callable, Sequence
+from typing import Any
 
 
 def time_per_call(fn: Callable[[], object], *, min_time: float = 0.2, repeat: int = 5) -> float:
@@ -106,3 +107,14 @@ def ratio(slow: float | None, fast: float | None) -> str:
     if not slow or not fast or slow != slow or fast != fast:
         return "-"
     return f"{slow / fast:.1f}x"
+
+
+def compare_op(x: Any, y: Any, op: str) -> bool:
+    """``x op y`` for ``op`` in ``>= > <= <`` (either library's dimensions)."""
+    if op == ">=":
+        return bool(x >= y)
+    if op == ">":
+        return bool(x > y)
+    if op == "<=":
+        return bool(x <= y)
+    return bool(x < y)

@@ -65,7 +65,14 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _harness import compare, fmt_time, interleaved_best, percentile, ratio  # noqa: E402
+from _harness import (  # noqa: E402
+    compare,
+    compare_op,
+    fmt_time,
+    interleaved_best,
+    percentile,
+    ratio,
+)
 
 import symshape  # noqa: E402
 
@@ -75,14 +82,7 @@ Answer = str | None  # "T" proved, "F" refuted, "C" shown contingent, None undec
 # Deciding a comparison with the operator API of either library
 
 
-def _cmp(x: Any, y: Any, op: str) -> bool:
-    if op == ">=":
-        return bool(x >= y)
-    if op == ">":
-        return bool(x > y)
-    if op == "<=":
-        return bool(x <= y)
-    return bool(x < y)
+_cmp = compare_op
 
 
 def decide(x: Any, op: str, y: Any, inconclusive: type[BaseException]) -> Answer:

@@ -58,7 +58,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from _harness import fmt_time  # noqa: E402
+from _harness import compare_op, fmt_time  # noqa: E402
 from exprgen import jax_ops  # noqa: E402
 from oracle import (  # noqa: E402
     Claim,
@@ -103,14 +103,7 @@ def _decision(cmp: Callable[[Any, Any, str], bool], inconclusive: type[BaseExcep
     return "inconclusive"
 
 
-def _cmp(x: Any, y: Any, op: str) -> bool:
-    if op == ">=":
-        return bool(x >= y)
-    if op == ">":
-        return bool(x > y)
-    if op == "<=":
-        return bool(x <= y)
-    return bool(x < y)
+_cmp = compare_op
 
 
 def symshape_case(c: Claim) -> Decide | None:

@@ -11,12 +11,12 @@ import os
 import re
 import subprocess
 import sys
-import textwrap
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _slow_prover import SLOW_PROVER_SCRIPT
 
 import symshape
 from symshape import cli
@@ -292,27 +292,11 @@ def test_progress_line_of_a_real_slow_proof_on_a_terminal() -> None:
 
 # -- the progress line ------------------------------------------------------------------
 
-# The real prover, made slow (1.6 s) while reporting progress as the engine does.
-SLOW = textwrap.dedent("""\
-    import sys, time
-    import symshape.decision
-    real = symshape.decision.prove
-    def slow(claim, *, progress=None, **kw):
-        start = time.monotonic()
-        while time.monotonic() - start < 1.6:
-            if progress is not None:
-                progress(time.monotonic() - start, "trying the case b >= 2")
-            time.sleep(0.1)
-        return real(claim, progress=progress, **kw)
-    symshape.decision.prove = slow
-    from symshape.cli import main
-    sys.exit(main(sys.argv[1:]))
-""")
 
 
 def _slow_script(tmp_path: Path) -> Path:
     script = tmp_path / "slow_symshape.py"
-    script.write_text(SLOW)
+    script.write_text(SLOW_PROVER_SCRIPT)
     return script
 
 

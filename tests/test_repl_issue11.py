@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from _slow_prover import SLOW_PROVER_SCRIPT
 from test_repl import Terminal
 
 from symshape.decision import prove
@@ -155,27 +156,12 @@ def test_issue_items_in_a_pseudo_terminal(tmp_path: Path) -> None:
     assert code == 0
 
 
-SLOW = """\
-import sys, time
-import symshape.decision
-real = symshape.decision.prove
-def slow(claim, *, progress=None, **kw):
-    start = time.monotonic()
-    while time.monotonic() - start < 1.6:
-        if progress is not None:
-            progress(time.monotonic() - start, "trying the case b >= 2")
-        time.sleep(0.1)
-    return real(claim, progress=progress, **kw)
-symshape.decision.prove = slow
-from symshape.cli import main
-sys.exit(main(sys.argv[1:]))
-"""
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
 def test_progress_line_in_the_terminal_repl(tmp_path: Path) -> None:
     script = tmp_path / "slow_symshape.py"
-    script.write_text(SLOW)
+    script.write_text(SLOW_PROVER_SCRIPT)
     env = dict(ENV, TERM="dumb", HOME=str(tmp_path), SYMSHAPE_HISTORY=str(tmp_path / "h"))
     term = Terminal([sys.executable, str(script), "repl"], env)
     try:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from symshape import parsing
 from symshape._echo import echo
 from symshape.errors import ParseError, SymshapeError
-from symshape.expr import _ONE, DimExpr, _as_int, floordiv, max_expr, min_expr, mod
+from symshape.expr import _ONE, DimExpr, _as_int, add_into, floordiv, max_expr, min_expr, mod
 
 if TYPE_CHECKING:
     from symshape.scope import SymbolicScope
@@ -101,26 +101,6 @@ def _sum_spine(node: tuple[Any, ...], memo: dict[int, Dim]) -> list[tuple[int, A
     return spine
 
 
-def _add_into(out: dict[Any, int], x: Dim, sign: int) -> None:
-    """``out += sign*x`` on a term map, as DimExpr's ``+`` and ``-`` update theirs."""
-    if type(x) is int:
-        if x:
-            c = out.get(_ONE, 0) + sign * x
-            if c:
-                out[_ONE] = c
-            else:
-                del out[_ONE]
-        return
-    assert isinstance(x, DimExpr)
-    get = out.get
-    for m, c in x.terms.items():
-        c = get(m, 0) + sign * c
-        if c:
-            out[m] = c
-        else:
-            del out[m]
-
-
 def _sum(operands: list[tuple[int, Dim]], scope: SymbolicScope) -> Dim:
     """``x0 ± x1 ± ... ± xn``, left to right, in time linear in the number of terms.
 
@@ -145,13 +125,13 @@ def _sum(operands: list[tuple[int, Dim]], scope: SymbolicScope) -> Dim:
             if type(acc) is int:  # int ± expr: the expression's terms come first
                 assert isinstance(x, DimExpr)
                 out = dict(x.terms) if sign > 0 else {m: -c for m, c in x.terms.items()}
-                _add_into(out, acc, 1)
+                add_into(out, acc, 1)
             else:
                 assert isinstance(acc, DimExpr)
                 out = dict(acc.terms)
-                _add_into(out, x, sign)
+                add_into(out, x, sign)
         else:
-            _add_into(out, x, sign)
+            add_into(out, x, sign)
         if not out:
             acc, out = 0, None
         elif len(out) == 1 and _ONE in out:

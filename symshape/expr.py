@@ -918,25 +918,30 @@ def _sum_lead(x: DimExpr, y: DimExpr, out: Terms) -> _Lead | None:
     return l1 if k1 < k2 else l2
 
 
-def _add(terms: Terms, other: DimExpr | int, sign: int, scope: SymbolicScope) -> DimExpr | int:
-    out = dict(terms)
-    if type(other) is int:
-        if other:
-            c = out.get(_ONE, 0) + sign * other
+def add_into(out: Terms, x: DimExpr | int, sign: int) -> None:
+    """``out += sign*x`` on a term map in place (zero coefficients dropped)."""
+    if type(x) is int:
+        if x:
+            c = out.get(_ONE, 0) + sign * x
             if c:
                 out[_ONE] = c
             else:
                 del out[_ONE]
-        return DimExpr.make(out, scope)
-    assert isinstance(other, DimExpr)
-    for m, c in other._terms.items():
-        c = out.get(m, 0) + sign * c
+        return
+    assert isinstance(x, DimExpr)
+    get = out.get
+    for m, c in x._terms.items():
+        c = get(m, 0) + sign * c
         if c:
             out[m] = c
         else:
             del out[m]
-    return DimExpr.make(out, scope)
 
+
+def _add(terms: Terms, other: DimExpr | int, sign: int, scope: SymbolicScope) -> DimExpr | int:
+    out = dict(terms)
+    add_into(out, other, sign)
+    return DimExpr.make(out, scope)
 
 def _mul(e: DimExpr, other: DimExpr | int, scope: SymbolicScope) -> DimExpr | int:
     if type(other) is int:
@@ -1249,15 +1254,17 @@ def _merge_nested_floordiv(num: DimExpr, den: DimExpr | int,
     ``b - floordiv(b + 2, 3)``).  None when ``num`` has no such term.  The
     leading such term is used, so the result does not depend on how ``num``
     was built."""
-    for m, c in sorted(num._terms.items(), key=lambda t: mono_key(t[0])):
-        if (c == 1 or c == -1) and len(m) == 1 and m[0][1] == 1:
-            a = m[0][0]
-            if type(a) is FloorDiv:
-                rest = num - DimExpr.make({m: c}, scope)
-                inner = a.num if c == 1 else a.den - 1 - a.num
-                return floordiv(inner + _mul_any(a.den, rest, scope),
-                                _mul_any(a.den, den, scope))
-    return None
+    found = [(m, c) for m, c in num._terms.items()
+             if (c == 1 or c == -1) and len(m) == 1 and m[0][1] == 1
+             and type(m[0][0]) is FloorDiv]
+    if not found:
+        return None
+    m, c = min(found, key=lambda t: mono_key(t[0])) if len(found) > 1 else found[0]
+    a = m[0][0]
+    assert isinstance(a, FloorDiv)
+    rest = num - DimExpr.make({m: c}, scope)
+    inner = a.num if c == 1 else a.den - 1 - a.num
+    return floordiv(inner + _mul_any(a.den, rest, scope), _mul_any(a.den, den, scope))
 
 
 def _floordiv_sym_atom(num: DimExpr | int, den: DimExpr, scope: SymbolicScope) -> DimExpr | int:
@@ -1438,7 +1445,8 @@ def is_symbolic_dim(x: Any) -> bool:
 
 
 __all__ = [
-    "Atom", "DimExpr", "FloorDiv", "Max0", "Mono", "Terms", "Var", "atom_mono", "check_dim",
+    "Atom", "DimExpr", "FloorDiv", "Max0", "Mono", "Terms", "Var", "add_into", "atom_mono",
+    "check_dim",
     "comparison_difference",
     "floordiv", "is_symbolic_dim", "make_floordiv_atom", "make_max0_atom", "make_var",
     "max_expr", "min_expr", "mod", "mono_key", "mono_mul", "mono_of", "poly_divmod", "substitute",

@@ -94,7 +94,8 @@ def _outer_max(e: DimExpr) -> str | None:
     if len(tops) < 2:
         return None
     best: tuple[int, Max0] | None = None
-    for m, c in e.terms.items():
+    # In canonical term order: a tie goes the same way however ``e`` was built.
+    for m, c in sorted(e.terms.items(), key=lambda t: mono_key(t[0])):
         if abs(c) != 1 or len(m) != 1 or m[0][1] != 1 or type(m[0][0]) is not Max0:
             continue
         a = m[0][0]

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from _property_run import Run, run_property
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oracle import Z3Oracle, brute_force, check_valuation, links_of, random_claim
@@ -105,15 +105,6 @@ def check_claim(rng: random.Random, stats: Counter[str]) -> None:
         stats["unsat_refuted"] += v.status is Status.REFUTED
 
 
-@dataclass
-class Run:
-    """The property run shared by the tests of this module: its counts, and
-    the failure it raised (after hypothesis shrank it), if any."""
-
-    stats: Counter[str]
-    error: Exception | None
-
-
 @pytest.fixture(scope="module")
 def property_run() -> Run:
     """Run the property over N_EXAMPLES drawn claims once per module, whichever
@@ -127,24 +118,16 @@ def property_run() -> Run:
     def no_wrong_answers(rng: random.Random) -> None:
         check_claim(rng, stats)
 
-    try:
-        no_wrong_answers()
-    except Exception as err:  # noqa: BLE001 - re-raised by test_no_wrong_answers
-        return Run(stats, err)
-    return Run(stats, None)
+    return run_property(no_wrong_answers, stats)
 
 
 def test_no_wrong_answers(property_run: Run) -> None:
-    if property_run.error is not None:
-        raise property_run.error
-    assert property_run.stats["claims"] >= N_CLAIMS, property_run.stats
+    property_run.raise_failure()
+    assert property_run.counts["claims"] >= N_CLAIMS, property_run.counts
 
 
 def test_ratchet_on_strength(property_run: Run) -> None:
-    if property_run.error is not None:
-        pytest.fail(f"the property run failed (see test_no_wrong_answers): "
-                    f"{property_run.error!r}")
-    stats = property_run.stats
+    stats = property_run.require_success("test_no_wrong_answers")
     assert stats["claims"] >= N_CLAIMS, stats
     assert stats["valid"] > N_CLAIMS // 4, stats
     assert stats["valid_proved"] >= VALID_PROVED_FLOOR * stats["valid"], stats

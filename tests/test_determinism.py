@@ -157,3 +157,18 @@ def test_divisions_built_in_between_change_nothing_known() -> None:
     mod(b, floordiv(a, 2))
     after = [str(symshape.max_dim(b, 2)), _cmp(">=", b, 2), symshape.bounds(b - 2)]
     assert before == after == ["max(b, 2)", "inconclusive", (-1, float("inf"))]
+
+
+@settings(max_examples=300, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(trees(NAMES, max_leaves=5), trees(NAMES, max_leaves=5), trees(NAMES, max_leaves=5))
+def test_canonical_text_does_not_depend_on_the_build_order(t1: Tree, t2: Tree, t3: Tree) -> None:
+    """Equal expressions built in different orders print the same (their term
+    maps may hold the terms in different orders)."""
+    s = SymbolicScope()
+    try:
+        x, y, z = build(t1, s), build(t2, s), build(t3, s)
+    except SymshapeError:
+        return
+    assert str((x + y) + z) == str(x + (y + z)) == str(z + (y + x))
+    assert str(symshape.max_dim(x + y, z)) == str(symshape.max_dim(y + x, z))

@@ -16,11 +16,11 @@ valuation of a grid that satisfies the constraints (evaluated with numpy):
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pytest
+from _property_run import Run, run_property
 from exprgen import Tree, build, evaluate, render, trees
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -112,15 +112,6 @@ def check_case(constraints: list[str], t1: Tree, t2: Tree, counts: Counter[str])
                 assert not np.any(holds), ("refuted but holds", op, what)
 
 
-@dataclass
-class Run:
-    """The property run shared by the tests of this module: its counts, and
-    the failure it raised (after hypothesis shrank it), if any."""
-
-    counts: Counter[str]
-    error: Exception | None
-
-
 @pytest.fixture(scope="module")
 def property_run() -> Run:
     """Run the property once per module, whichever test asks first, so that
@@ -134,26 +125,18 @@ def property_run() -> Run:
                                                   t2: Tree) -> None:
         check_case(constraints, t1, t2, counts)
 
-    try:
-        constrained_canonical_forms_and_decisions()
-    except Exception as err:  # noqa: BLE001 - re-raised by the property test
-        return Run(counts, err)
-    return Run(counts, None)
+    return run_property(constrained_canonical_forms_and_decisions, counts)
 
 
 def test_constrained_canonical_forms_and_decisions(property_run: Run) -> None:
-    if property_run.error is not None:
-        raise property_run.error
+    property_run.raise_failure()
     assert property_run.counts["cases"] > 0, property_run.counts
 
 
 def test_enough_cases_were_checked(property_run: Run) -> None:
     """The property test above skips draws with no valid valuation in the grid
     or huge values: make sure most draws were really checked."""
-    if property_run.error is not None:
-        pytest.fail(f"the property run failed (see "
-                    f"test_constrained_canonical_forms_and_decisions): {property_run.error!r}")
-    counts = property_run.counts
+    counts = property_run.require_success("test_constrained_canonical_forms_and_decisions")
     # measured: 250 of 250 draws checked, 744 comparisons decided (760 inconclusive)
     assert counts["drawn"] >= 250, counts
     assert counts["cases"] >= 0.9 * counts["drawn"], counts

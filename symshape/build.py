@@ -59,7 +59,7 @@ def build(node: tuple[Any, ...], scope: SymbolicScope, text: str = "",
             stack.pop()
             continue
         if kind == "var":
-            memo[key] = scope._var(current[2])
+            memo[key] = scope.var(current[2])
             stack.pop()
             continue
         if kind == "neg" or kind == "pow":
@@ -112,7 +112,7 @@ def _sum(operands: list[tuple[int, Dim]], scope: SymbolicScope) -> Dim:
     time.
     """
     acc = operands[0][1]
-    if scope._term_rules:
+    if scope.rewrites_terms:
         for sign, x in operands[1:]:
             acc = acc + x if sign > 0 else acc - x
         return acc

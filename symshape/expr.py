@@ -25,14 +25,64 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
 from functools import partial
-from typing import TYPE_CHECKING, Any, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, Union, cast
 
 import numpy as np
 
 from symshape.errors import DivisionByZeroRiskError, ExpressionTooLargeError, UnknownDimensionError
 
 if TYPE_CHECKING:
-    from symshape.scope import SymbolicScope
+    from symshape.scope import SymbolicScope  # only for the public ``DimExpr.scope``
+
+class AlgebraScope(Protocol):
+    """What the algebra asks of the scope its expressions belong to.
+
+    This is the one interface between the algebra (this module) and the
+    scope (``symshape.scope``, a layer above): the scope's rewrite rules, its
+    tables of interned atoms and of normalized divisions, and cheap bounds
+    and decisions that ``floordiv``/``mod``/``max``/``min`` use to pick their
+    canonical forms.  :class:`symshape.SymbolicScope` implements it.
+    """
+
+    #: interned ``FloorDiv``/``Max0`` atoms of the scope, by structural key
+    atom_table: dict[Any, Any]
+    #: normalized ``floordiv`` results, by the operands' keys
+    division_memo: dict[Any, Any]
+    #: True when some equality constraint rewrites terms (see ``rewrite_terms``)
+    rewrites_terms: bool
+
+    def var(self, name: str) -> DimExpr | int:
+        """The expression for variable ``name`` (rewrite rules applied)."""
+        ...
+
+    def rewrite_terms(self, terms: Terms) -> Terms:
+        """``terms`` with the equality constraints' rewrite rules applied."""
+        ...
+
+    def divisibility_rules(self) -> tuple[tuple[Terms, int, Mono], ...]:
+        """``(terms of E, K, monomial of floordiv(E, K))`` for each ``mod(E, K) == 0``."""
+        ...
+
+    def interval(self, e: DimExpr | int) -> tuple[float | int, float | int]:
+        """Cheap, sound interval bounds of ``e``."""
+        ...
+
+    def sign(self, e: DimExpr | int) -> int:
+        """1 if ``e >= 1`` is proved, -1 if ``e <= -1`` is proved, else 0."""
+        ...
+
+    def order(self, e: DimExpr | int) -> int:
+        """1 if ``e >= 0`` is proved, -1 if ``e <= 0`` is proved, else 0."""
+        ...
+
+    def compare(self, x: DimExpr, other: Any, op: str) -> bool:
+        """The comparison ``x op other``, or raise when it is inconclusive."""
+        ...
+
+    def raise_mismatch(self, other: DimExpr, op: str, mine: DimExpr | None) -> None:
+        """Raise the error for combining expressions of two scopes."""
+        ...
+
 
 # ---------------------------------------------------------------------------
 # Atoms
@@ -254,21 +304,21 @@ def make_var(name: str) -> Var:
 
 
 def make_floordiv_atom(num: DimExpr | int, den: DimExpr | int,
-                       scope: SymbolicScope) -> FloorDiv:
+                       scope: AlgebraScope) -> FloorDiv:
     """The unique :class:`FloorDiv` atom of ``scope`` with these (normalized) operands."""
     key = ("fd", num, den)
-    a = scope._atoms.get(key)
+    a = scope.atom_table.get(key)
     if a is None:
-        a = scope._atoms.setdefault(key, FloorDiv(num, den))
+        a = scope.atom_table.setdefault(key, FloorDiv(num, den))
     return a
 
 
-def make_max0_atom(arg: DimExpr, scope: SymbolicScope) -> Max0:
+def make_max0_atom(arg: DimExpr, scope: AlgebraScope) -> Max0:
     """The unique :class:`Max0` atom of ``scope`` for the (normalized) ``arg``."""
     key = ("max0", arg)
-    a = scope._atoms.get(key)
+    a = scope.atom_table.get(key)
     if a is None:
-        a = scope._atoms.setdefault(key, Max0(arg))
+        a = scope.atom_table.setdefault(key, Max0(arg))
     return a
 
 
@@ -473,13 +523,13 @@ class DimExpr:
     __array_priority__ = 1000  # numpy scalars defer to our reflected operators
 
     _terms: Terms
-    _scope: SymbolicScope
+    _scope: AlgebraScope
     _hash: int
     _lead: tuple[tuple[Any, ...], Mono] | None
     _sorted: tuple[tuple[Mono, int], ...]
     _key: tuple[Any, ...]
 
-    def __init__(self, terms: Terms, scope: SymbolicScope) -> None:
+    def __init__(self, terms: Terms, scope: AlgebraScope) -> None:
         # Use make() instead: it returns an int for constant results.
         self._terms = terms
         self._scope = scope
@@ -492,7 +542,7 @@ class DimExpr:
 
     # -- construction helpers ------------------------------------------------
     @staticmethod
-    def make(terms: Terms, scope: SymbolicScope,
+    def make(terms: Terms, scope: AlgebraScope,
              lead: tuple[tuple[Any, ...], Mono] | None = None) -> DimExpr | int:
         """Wrap a term map (zero coefficients already dropped), applying scope rules.
 
@@ -500,8 +550,8 @@ class DimExpr:
         ``terms`` when the caller knows it (None: computed on first use); rules
         that rewrite the terms drop it.
         """
-        if scope._term_rules and terms:
-            rewritten = scope._apply_term_rules(terms)
+        if scope.rewrites_terms and terms:
+            rewritten = scope.rewrite_terms(terms)
             if rewritten is not terms:
                 terms, lead = rewritten, None
         n = len(terms)
@@ -520,7 +570,7 @@ class DimExpr:
     @property
     def scope(self) -> SymbolicScope:
         """The :class:`~symshape.SymbolicScope` the expression belongs to."""
-        return self._scope
+        return cast("SymbolicScope", self._scope)
 
     @property
     def terms(self) -> Terms:
@@ -627,7 +677,7 @@ class DimExpr:
     def _coerce(self, other: Any, op: str) -> DimExpr | int | None:
         if isinstance(other, DimExpr):
             if other._scope is not self._scope:
-                self._scope._raise_mismatch(other, op, self)
+                self._scope.raise_mismatch(other, op, self)
             return other
         return _as_int(other)
 
@@ -644,7 +694,7 @@ class DimExpr:
                 else:
                     del out[m]
             scope = self._scope
-            if scope._term_rules:
+            if scope.rewrites_terms:
                 return DimExpr.make(out, scope)
             # _wrap inlined (the hottest path)
             n = len(out)
@@ -724,7 +774,7 @@ class DimExpr:
             for m, c in self._terms.items():
                 out[m] = c * other
             scope = self._scope
-            if scope._term_rules:
+            if scope.rewrites_terms:
                 return DimExpr.make(out, scope)
             # _wrap inlined (the hottest path).  Scaling a non-constant
             # expression by a nonzero int keeps it non-constant and keeps the
@@ -807,20 +857,20 @@ class DimExpr:
 
     # -- comparisons ----------------------------------------------------------
     def __ge__(self, other: Any) -> bool:
-        return self._scope._compare(self, other, ">=")
+        return self._scope.compare(self, other, ">=")
 
     def __gt__(self, other: Any) -> bool:
-        return self._scope._compare(self, other, ">")
+        return self._scope.compare(self, other, ">")
 
     def __le__(self, other: Any) -> bool:
-        return self._scope._compare(self, other, "<=")
+        return self._scope.compare(self, other, "<=")
 
     def __lt__(self, other: Any) -> bool:
-        return self._scope._compare(self, other, "<")
+        return self._scope.compare(self, other, "<")
 
     def __bool__(self) -> bool:
         # A dimension variable is >= 1, so a nonzero test is a comparison.
-        return self._scope._compare(self, 0, "!=")
+        return self._scope.compare(self, 0, "!=")
 
     def __int__(self) -> int:
         raise TypeError(f"symbolic dimension '{self}' has no concrete int value; "
@@ -938,12 +988,12 @@ def add_into(out: Terms, x: DimExpr | int, sign: int) -> None:
             del out[m]
 
 
-def _add(terms: Terms, other: DimExpr | int, sign: int, scope: SymbolicScope) -> DimExpr | int:
+def _add(terms: Terms, other: DimExpr | int, sign: int, scope: AlgebraScope) -> DimExpr | int:
     out = dict(terms)
     add_into(out, other, sign)
     return DimExpr.make(out, scope)
 
-def _mul(e: DimExpr, other: DimExpr | int, scope: SymbolicScope) -> DimExpr | int:
+def _mul(e: DimExpr, other: DimExpr | int, scope: AlgebraScope) -> DimExpr | int:
     if type(other) is int:
         if other == 0:
             return 0
@@ -971,7 +1021,7 @@ def _mul(e: DimExpr, other: DimExpr | int, scope: SymbolicScope) -> DimExpr | in
     return DimExpr.make(out, scope)
 
 
-def _reduce_max_powers(terms: Terms, scope: SymbolicScope) -> DimExpr | int:
+def _reduce_max_powers(terms: Terms, scope: AlgebraScope) -> DimExpr | int:
     """Rewrite ``max(d, 0)**k`` as ``max(d, 0)*d**(k-1)`` in every monomial
     (equal: both are 0 where ``d <= 0``, and ``d**k`` elsewhere).  One
     canonical spelling of powers of a max makes ``max(m, f)*min(m, f)`` equal
@@ -1009,7 +1059,7 @@ def set_printer(printer: Callable[[DimExpr], str]) -> None:
 MAX_PRODUCT_PAIRS = 100_000
 
 
-def _mul_any(x: DimExpr | int, y: DimExpr | int, scope: SymbolicScope) -> DimExpr | int:
+def _mul_any(x: DimExpr | int, y: DimExpr | int, scope: AlgebraScope) -> DimExpr | int:
     if isinstance(x, DimExpr):
         return _mul(x, y, scope)
     if isinstance(y, DimExpr):
@@ -1058,14 +1108,14 @@ def _atom_value(env: Mapping[str, Any], memo: dict[Atom, Any], a: Atom) -> Any:
 # Scope-aware constructors for floordiv, mod, max, min
 
 
-def _scope_of(*xs: Any) -> SymbolicScope | None:
+def _scope_of(*xs: Any) -> AlgebraScope | None:
     scope = None
     for x in xs:
         if isinstance(x, DimExpr):
             if scope is None:
                 scope = x._scope
             elif x._scope is not scope:
-                scope._raise_mismatch(x, "combining", None)
+                scope.raise_mismatch(x, "combining", None)
     return scope
 
 
@@ -1096,14 +1146,14 @@ def floordiv(x: DimLike, y: DimLike) -> DimExpr | int:
             return x
         assert isinstance(x, DimExpr)
         ckey = (x, y)
-        cached = scope._floordiv_cache.get(ckey)
+        cached = scope.division_memo.get(ckey)
         if cached is None:
-            cached = scope._floordiv_cache[ckey] = _floordiv_const(x, y, scope)
+            cached = scope.division_memo[ckey] = _floordiv_const(x, y, scope)
         return cached
     key = (x, y)
-    cached = scope._floordiv_cache.get(key)
+    cached = scope.division_memo.get(key)
     if cached is None:
-        cached = scope._floordiv_cache[key] = _floordiv_sym(x, y, scope)
+        cached = scope.division_memo[key] = _floordiv_sym(x, y, scope)
     return cached
 
 
@@ -1124,7 +1174,7 @@ def _split_coefficients(terms: Terms, k: int) -> tuple[Terms, Terms]:
     return quot, rem
 
 
-def _floordiv_const(x: DimExpr, k: int, scope: SymbolicScope) -> DimExpr | int:
+def _floordiv_const(x: DimExpr, k: int, scope: AlgebraScope) -> DimExpr | int:
     """``floordiv(x, k)`` for a constant ``k >= 2``.
 
     ``x == k*P + R + c``: ``P`` is pulled out (integer valued), ``R`` keeps
@@ -1132,7 +1182,7 @@ def _floordiv_const(x: DimExpr, k: int, scope: SymbolicScope) -> DimExpr | int:
     ``x`` that the scope's equalities make a multiple of ``k`` (``E ==
     K*floordiv(E, K)`` with ``k | c*K``) is pulled out as ``(c*K/k)*floordiv(E, K)``.
     """
-    for e_terms, big_k, fd_mono in scope._divisibility():
+    for e_terms, big_k, fd_mono in scope.divisibility_rules():
         c = _scale_in(x._terms, e_terms)
         if c and (c * big_k) % k == 0:
             rest = {m: v for m, v in x._terms.items() if m not in e_terms}
@@ -1182,7 +1232,7 @@ def _scale_in(terms: Terms, part: Terms) -> int:
     return c
 
 
-def _floordiv_const_atom(terms: Terms, k: int, scope: SymbolicScope) -> DimExpr | int:
+def _floordiv_const_atom(terms: Terms, k: int, scope: AlgebraScope) -> DimExpr | int:
     """``floordiv(R, k)`` for normalized ``R`` (no further splitting)."""
     # Reduce coefficients again (the sign flip may have produced -k/2).
     quot, rem = _split_coefficients(terms, k)
@@ -1195,7 +1245,7 @@ def _floordiv_const_atom(terms: Terms, k: int, scope: SymbolicScope) -> DimExpr 
     nested = _merge_nested_floordiv(num, k, scope)
     if nested is not None:
         return nested
-    lb, ub = scope._interval(num)
+    lb, ub = scope.interval(num)
     if lb >= 0 and ub < k:
         return 0
     if math.isfinite(lb) and math.isfinite(ub) and lb // k == ub // k:
@@ -1203,10 +1253,10 @@ def _floordiv_const_atom(terms: Terms, k: int, scope: SymbolicScope) -> DimExpr 
     return DimExpr.make({atom_mono(make_floordiv_atom(num, k, scope)): 1}, scope)
 
 
-def _floordiv_sym(x: DimExpr | int, y: DimExpr, scope: SymbolicScope) -> DimExpr | int:
+def _floordiv_sym(x: DimExpr | int, y: DimExpr, scope: AlgebraScope) -> DimExpr | int:
     """``floordiv(x, y)`` for a symbolic divisor ``y``."""
-    sign = scope._sign(y)
-    if sign == 0 and scope._interval(y)[0] >= 0:
+    sign = scope.sign(y)
+    if sign == 0 and scope.interval(y)[0] >= 0:
         # A divisor that is >= 0 but may be 0 (JAX accepts `mod(b, floordiv(a, 2))`):
         # the expression only has a value where the divisor is >= 1.  That is a
         # hypothesis of every query that mentions the atom (its ``den >= 1``
@@ -1214,7 +1264,7 @@ def _floordiv_sym(x: DimExpr | int, y: DimExpr, scope: SymbolicScope) -> DimExpr
         # building this expression changes no other answer.
         sign = 1
     if sign == 0:
-        lb, ub = scope._interval(y)
+        lb, ub = scope.interval(y)
         raise DivisionByZeroRiskError(
             f"division by '{y}', which may be zero or change sign (its bounds are "
             f"[{lb}, {ub}]); add a constraint such as '{y} >= 1' to the scope")
@@ -1246,7 +1296,7 @@ def _floordiv_sym(x: DimExpr | int, y: DimExpr, scope: SymbolicScope) -> DimExpr
 
 
 def _merge_nested_floordiv(num: DimExpr, den: DimExpr | int,
-                           scope: SymbolicScope) -> DimExpr | int | None:
+                           scope: AlgebraScope) -> DimExpr | int | None:
     """``floordiv(floordiv(x, k1) + R, k2) == floordiv(x + k1*R, k1*k2)`` for
     divisors ``k1, k2 >= 1`` (constant or symbolic) and an integer ``R``; and
     with ``-floordiv(x, k1) == floordiv(k1 - 1 - x, k1)`` the same for a
@@ -1267,20 +1317,20 @@ def _merge_nested_floordiv(num: DimExpr, den: DimExpr | int,
     return floordiv(inner + _mul_any(a.den, rest, scope), _mul_any(a.den, den, scope))
 
 
-def _floordiv_sym_atom(num: DimExpr | int, den: DimExpr, scope: SymbolicScope) -> DimExpr | int:
+def _floordiv_sym_atom(num: DimExpr | int, den: DimExpr, scope: AlgebraScope) -> DimExpr | int:
     if isinstance(num, DimExpr):
         nested = _merge_nested_floordiv(num, den, scope)
         if nested is not None:
             return nested
-    nlb, nub = scope._interval(num)
-    dlb, _ = scope._interval(den)
+    nlb, nub = scope.interval(num)
+    dlb, _ = scope.interval(den)
     if nlb >= 0 and nub < dlb:
         return 0
     return DimExpr.make({atom_mono(make_floordiv_atom(num, den, scope)): 1}, scope)
 
 
 def poly_divmod(x: DimExpr | int, y: DimExpr,
-                scope: SymbolicScope) -> tuple[DimExpr | int, DimExpr | int]:
+                scope: AlgebraScope) -> tuple[DimExpr | int, DimExpr | int]:
     """Multivariate division by leading terms: ``x == q*y + r`` with integer
     coefficients, where no term of ``r`` is divisible by ``y``'s leading term."""
     if isinstance(x, int):
@@ -1347,7 +1397,7 @@ def max_expr(x: DimLike, y: DimLike) -> DimExpr | int:
     d = x - y
     if isinstance(d, int):
         return x if d >= 0 else y
-    order = scope._order(d)
+    order = scope.order(d)
     if order > 0:
         return x
     if order < 0:
@@ -1355,7 +1405,7 @@ def max_expr(x: DimLike, y: DimLike) -> DimExpr | int:
     return y + _max0(d, scope)
 
 
-def _max0(d: DimExpr, scope: SymbolicScope) -> DimExpr | int:
+def _max0(d: DimExpr, scope: AlgebraScope) -> DimExpr | int:
     """``max(d, 0)`` with ``d`` normalized: positive leading coefficient, content 1."""
     if d.leading_coefficient < 0:
         # max(d, 0) == d + max(-d, 0)
@@ -1381,7 +1431,7 @@ def min_expr(x: DimLike, y: DimLike) -> DimExpr | int:
 
 
 def substitute(e: DimExpr | int, env: Mapping[str, DimExpr | int],
-               scope: SymbolicScope | None = None) -> DimExpr | int:
+               scope: AlgebraScope | None = None) -> DimExpr | int:
     """Replace variables by expressions (or ints) and renormalize.
 
     ``scope`` is the scope of the result (default: the scope of ``e``); the
@@ -1397,7 +1447,7 @@ def substitute(e: DimExpr | int, env: Mapping[str, DimExpr | int],
         if v is not None:
             return v
         if type(a) is Var:
-            v = env[a.name] if a.name in env else target._var(a.name)
+            v = env[a.name] if a.name in env else target.var(a.name)
         elif type(a) is FloorDiv:
             v = floordiv(rec(a.num), rec(a.den))
         else:

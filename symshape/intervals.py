@@ -64,14 +64,14 @@ class IntervalBounds(ConstraintRules):
         cyclic set of constraints cannot loop; the decision procedure does the
         complete job.
         """
-        facts = [f for f, _ in self._facts() if isinstance(f, DimExpr)]
+        facts = [f for f, _ in self.facts() if isinstance(f, DimExpr)]
         if not facts:
             return
         for _ in range(8):
             changed = False
             for f in facts:
-                items = [(m, c) for m, c in f._terms.items() if m]
-                c0 = f._terms.get(_ONE, 0)
+                items = [(m, c) for m, c in f.terms.items() if m]
+                c0 = f.terms.get(_ONE, 0)
                 contrib: list[tuple[Bound, Bound]] = []
                 for m, c in items:
                     lo, hi = self._mono_interval(m)
@@ -114,12 +114,12 @@ class IntervalBounds(ConstraintRules):
         if t is Var:
             return 1, math.inf
         if t is FloorDiv:
-            nlo, nhi = self._interval(a.num)
+            nlo, nhi = self.interval(a.num)
             if isinstance(a.den, int):
                 k = a.den
                 return (nlo // k if math.isfinite(nlo) else nlo,
                         nhi // k if math.isfinite(nhi) else nhi)
-            dlo, dhi = self._interval(a.den)
+            dlo, dhi = self.interval(a.den)
             dlo = max(dlo, 1)
             if nlo >= 0:
                 lo = 0 if math.isinf(dhi) else nlo // dhi
@@ -131,7 +131,7 @@ class IntervalBounds(ConstraintRules):
             hi = nhi if math.isinf(nhi) else nhi // dlo
             return lo, hi
         assert t is Max0
-        lo, hi = self._interval(a.arg)
+        lo, hi = self.interval(a.arg)
         return max(lo, 0), max(hi, 0)
 
     def _factor_interval(self, a: Atom) -> tuple[Bound, Bound]:
@@ -152,14 +152,14 @@ class IntervalBounds(ConstraintRules):
             lo, hi = max(lo, pb[0]), min(hi, pb[1])
         return lo, hi
 
-    def _interval(self, e: DimExpr | int) -> tuple[Bound, Bound]:
+    def interval(self, e: DimExpr | int) -> tuple[Bound, Bound]:
         """Cheap, sound interval bounds of ``e`` (cached per scope)."""
         if type(e) is not DimExpr and isinstance(e, int):
             return e, e
         r = self._interval_cache.get(e)
         if r is not None:
             return r
-        lo, hi = self._sum_interval(e._terms)
+        lo, hi = self.terms_interval(e.terms)
         if lo == -math.inf and hi == math.inf:
             # Both ends open is the sign of terms that cancel, as in mod(a, 5).
             lo2, hi2 = self._relaxed_interval(e)
@@ -168,7 +168,9 @@ class IntervalBounds(ConstraintRules):
         self._interval_cache[e] = r
         return r
 
-    def _sum_interval(self, terms: Terms) -> tuple[Bound, Bound]:
+    def terms_interval(self, terms: Terms) -> tuple[Bound, Bound]:
+        """Interval bounds of the sum of ``terms`` (monomial -> coefficient),
+        each monomial bounded on its own."""
         lo: Bound = 0
         hi: Bound = 0
         mono_bounds = self._mono_bounds
@@ -211,7 +213,7 @@ class IntervalBounds(ConstraintRules):
         """
         fds: list[tuple[Mono, int, FloorDiv]] = []
         maxes: list[tuple[Mono, int, Max0]] = []
-        for m, c in e._terms.items():
+        for m, c in e.terms.items():
             if len(m) == 1 and m[0][1] == 1:
                 a = m[0][0]
                 if type(a) is FloorDiv and isinstance(a.den, int):
@@ -227,14 +229,14 @@ class IntervalBounds(ConstraintRules):
         extra_lo: Bound = 0
         extra_hi: Bound = 0
         skip = {m for m, _, _ in fds} | {m for m, _, _ in maxes}
-        for m, c in e._terms.items():
+        for m, c in e.terms.items():
             if m not in skip:
                 base[m] = base.get(m, 0) + c * scale
         for _, c, a in fds:
             k = a.den
             assert isinstance(k, int)
             w = c * scale // k
-            num_terms = {_ONE: a.num} if isinstance(a.num, int) else a.num._terms
+            num_terms = {_ONE: a.num} if isinstance(a.num, int) else a.num.terms
             for m2, c2 in num_terms.items():
                 base[m2] = base.get(m2, 0) + w * c2
             # -w * r with 0 <= r <= k - 1
@@ -250,15 +252,15 @@ class IntervalBounds(ConstraintRules):
             for i, (_m, c, a) in enumerate(maxes):
                 w = c * scale
                 if mask >> i & 1:
-                    for m2, c2 in a.arg._terms.items():
+                    for m2, c2 in a.arg.terms.items():
                         terms[m2] = terms.get(m2, 0) + w * c2
-                    dlo, dhi = self._interval(a.arg)
+                    dlo, dhi = self.interval(a.arg)
                     mlo, mhi = max(0, -dhi), max(0, -dlo)  # max(-D, 0)
                 else:
                     mlo, mhi = self._atom_interval(a)
                 lo_x += _imul(w, mlo) if w > 0 else _imul(w, mhi)
                 hi_x += _imul(w, mhi) if w > 0 else _imul(w, mlo)
-            lo, hi = self._sum_interval({m: c for m, c in terms.items() if c})
+            lo, hi = self.terms_interval({m: c for m, c in terms.items() if c})
             lo, hi = lo + lo_x, hi + hi_x
             if lo != -math.inf:
                 best_lo = max(best_lo, -((-lo) // scale))

@@ -4,13 +4,15 @@ that equalities give.
 The first part of :class:`symshape.SymbolicScope` (see ``scope.py``): it reads
 each constraint text, keeps it as ``diff >= 0`` or ``diff == 0``, and turns an
 equality with a term to solve for into a rewrite rule that every expression of
-the scope is built with.  Its facts (``_facts``) are what the interval bounds
+the scope is built with.  Its facts (``facts()``) are what the interval bounds
 and the decision procedure start from.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from symshape.build import parse_comparison_in_scope
@@ -58,7 +60,8 @@ class ConstraintRules:
     _term_rules: dict[Mono, tuple[int, DimExpr | int]]
     _divisible: tuple[tuple[Terms, int, Mono], ...] | None
     _vars: dict[str, DimExpr | int]
-    _floordiv_cache: dict[Any, DimExpr | int]
+    division_memo: dict[Any, DimExpr | int]
+    rewrites_terms: bool
     _interval_cache: dict[DimExpr, Any]
     _initialized: bool
 
@@ -77,11 +80,37 @@ class ConstraintRules:
         return tuple(seen)
 
     @property
+    def implicit_facts(self) -> tuple[tuple[DimExpr | int, str], ...]:
+        """Facts ``e >= 0`` that hold besides the explicit constraints, with
+        their reasons (the ``>= 1`` of a variable an equality rewrote away)."""
+        return tuple(self._implicit)
+
+    @property
+    def rewrite_rules(self) -> Mapping[Mono, tuple[int, DimExpr | int]]:
+        """The equalities' rewrite rules: ``{m: (k, e)}`` rewrites a term
+        ``c*m`` with ``k | c`` to ``(c//k)*e`` (read-only)."""
+        return MappingProxyType(self._term_rules)
+
+    @property
+    def variable_rules(self) -> Mapping[str, DimExpr | int]:
+        """Variables that equalities define: ``{name: expression}`` (read-only)."""
+        return MappingProxyType(self._var_rules)
+
+    @property
+    def fact_generation(self) -> tuple[int, int, int, bool]:
+        """Changes while the constraints load, never after: the decision
+        procedure rebuilds what it derived from a scope still loading."""
+        return (len(self._constraints), len(self._implicit), len(self._term_rules),
+                self._initialized)
+
+    @property
     def _whole(self) -> SymbolicScope:
         """This part as the scope it belongs to (expressions are built in it)."""
         return self  # type: ignore[return-value]
 
-    def _apply_term_rules(self, terms: Terms) -> Terms:
+    def rewrite_terms(self, terms: Terms) -> Terms:
+        """``terms`` with the equalities' rewrite rules applied (the same
+        map when no rule applies)."""
         hit = False
         for m, c in terms.items():
             rule = self._term_rules.get(m)
@@ -98,14 +127,14 @@ class ConstraintRules:
                 if isinstance(rhs, int):
                     add: Terms = {_ONE: rhs} if rhs else {}
                 else:
-                    add = rhs._terms
+                    add = rhs.terms
                 for m2, c2 in add.items():
                     out[m2] = out.get(m2, 0) + (c // k) * c2
             else:
                 out[m] = out.get(m, 0) + c
         return {m: c for m, c in out.items() if c}
 
-    def _divisibility(self) -> tuple[tuple[Terms, int, Mono], ...]:
+    def divisibility_rules(self) -> tuple[tuple[Terms, int, Mono], ...]:
         """``(terms of E, K, monomial of floordiv(E, K))`` for every rewrite
         rule ``K*floordiv(E, K) == E`` (from a constraint ``mod(E, K) == 0``):
         the parts of an expression known to be multiples of ``K``."""
@@ -117,7 +146,7 @@ class ConstraintRules:
                         isinstance(rhs, DimExpr):
                     a = m[0][0]
                     if a.den == k and a.num == rhs:
-                        out.append((rhs._terms, k, m))
+                        out.append((rhs.terms, k, m))
             d = tuple(out)
             if self._initialized:
                 self._divisible = d
@@ -153,18 +182,18 @@ class ConstraintRules:
         assert isinstance(d, DimExpr)
         candidates: list[tuple[Mono, int]] = []
         for side, _other, _sign in ((c.lhs, c.rhs, 1), (c.rhs, c.lhs, -1)):
-            if isinstance(side, DimExpr) and len(side._terms) == 1 and _ONE not in side._terms:
-                (m, k), = side._terms.items()
+            if isinstance(side, DimExpr) and len(side.terms) == 1 and _ONE not in side.terms:
+                (m, k), = side.terms.items()
                 candidates.append((m, k))
         # Otherwise: a variable with coefficient +-1, then any term, leading first.
-        for m, k in sorted(d._terms.items(), key=lambda t: mono_key(t[0])):
+        for m, k in sorted(d.terms.items(), key=lambda t: mono_key(t[0])):
             if m and (len(m) == 1 and m[0][1] == 1 and type(m[0][0]) is Var and abs(k) == 1):
                 candidates.append((m, k))
-        for m, k in sorted(d._terms.items(), key=lambda t: mono_key(t[0])):
+        for m, k in sorted(d.terms.items(), key=lambda t: mono_key(t[0])):
             if m:
                 candidates.append((m, k))
         for m, k in candidates:
-            coeff = d._terms.get(m)
+            coeff = d.terms.get(m)
             if coeff is None:
                 continue
             rest = d - DimExpr({m: coeff}, self._whole)
@@ -185,10 +214,11 @@ class ConstraintRules:
             self._vars.pop(name, None)
             self._implicit.append((rhs - 1, f"{name} >= 1, with {name} == {rhs} from {c.text!r}"))
         self._term_rules[m] = (k, rhs)
-        self._floordiv_cache.clear()
+        self.rewrites_terms = True
+        self.division_memo.clear()
         self._interval_cache.clear()
 
-    def _facts(self) -> list[tuple[DimExpr | int, str]]:
+    def facts(self) -> list[tuple[DimExpr | int, str]]:
         """All known facts ``e >= 0`` (explicit constraints, both directions of
         equalities, and implicit facts)."""
         out: list[tuple[DimExpr | int, str]] = []
@@ -199,7 +229,7 @@ class ConstraintRules:
                 # The literal negation: ``-d`` through the arithmetic would apply
                 # the rewrite rule this very equality installed, and state 0 >= 0.
                 out.append((-d if isinstance(d, int) else
-                            DimExpr({m: -v for m, v in d._terms.items()}, self._whole), c.text))
+                            DimExpr({m: -v for m, v in d.terms.items()}, self._whole), c.text))
         out.extend(self._implicit)
         return out
 

@@ -104,8 +104,11 @@ class SymbolicScope(IntervalBounds):
         self._term_rules: dict[Mono, tuple[int, DimExpr | int]] = {}
         self._divisible: tuple[tuple[Terms, int, Mono], ...] | None = None
         self._vars: dict[str, DimExpr | int] = {}
-        self._floordiv_cache: dict[Any, DimExpr | int] = {}
-        self._atoms: dict[Any, Any] = {}  # interned FloorDiv/Max0 atoms
+        # The algebra's tables (see symshape.expr.AlgebraScope): normalized
+        # divisions, and the interned FloorDiv/Max0 atoms.
+        self.division_memo: dict[Any, DimExpr | int] = {}
+        self.atom_table: dict[Any, Any] = {}
+        self.rewrites_terms = False
         self._interval_cache: dict[DimExpr, tuple[Bound, Bound]] = {}
         self._mono_bounds: dict[Mono, tuple[Bound, Bound]] = {}
         self._decider_obj: Decider | None = None
@@ -123,7 +126,7 @@ class SymbolicScope(IntervalBounds):
         self._propagate_bounds()
         self._initialized = True
         # Results cached while the constraints loaded used partial knowledge.
-        self._floordiv_cache.clear()
+        self.division_memo.clear()
         self._interval_cache.clear()
         self._ones_memo.clear()
         self._ones_valid = None
@@ -144,8 +147,10 @@ class SymbolicScope(IntervalBounds):
     __repr__ = __str__
 
     # -- variables and rules ------------------------------------------------------
-    def _var(self, name: str) -> DimExpr | int:
-        """The expression for variable ``name`` in this scope (rules applied)."""
+    def var(self, name: str) -> DimExpr | int:
+        """The expression for dimension variable ``name`` in this scope (the
+        equalities' rewrite rules applied: with ``n == 2*k``, ``var("n")`` is
+        ``2*k``)."""
         v = self._vars.get(name)
         if v is None:
             v = self._var_rules.get(name)
@@ -153,17 +158,6 @@ class SymbolicScope(IntervalBounds):
                 v = DimExpr({atom_mono(make_var(name)): 1}, self)
             self._vars[name] = v
         return v
-
-
-
-    def var(self, name: str) -> DimExpr | int:
-        """Public accessor for the dimension variable ``name`` in this scope."""
-        return self._var(name)
-
-
-
-
-
 
 
     def clear_caches(self) -> None:
@@ -177,24 +171,16 @@ class SymbolicScope(IntervalBounds):
         """
         with self._lock:
             self._interval_cache.clear()
-            self._floordiv_cache.clear()
+            self.division_memo.clear()
             self._ones_memo.clear()
             self._cmp_cache.clear()
             if self._decider_obj is not None:
                 self._decider_obj.clear_answers()
 
     # -- bounds -----------------------------------------------------------------
-
-
-
-
-
-
-
-
-    def _sign(self, e: DimExpr | int) -> int:
+    def sign(self, e: DimExpr | int) -> int:
         """1 if ``e >= 1`` is proved, -1 if ``e <= -1`` is proved, else 0."""
-        lo, hi = self._interval(e)
+        lo, hi = self.interval(e)
         if lo >= 1:
             return 1
         if hi <= -1:
@@ -210,7 +196,9 @@ class SymbolicScope(IntervalBounds):
         return 0
 
     # -- decisions --------------------------------------------------------------
-    def _decider(self) -> Decider | None:
+    def decider(self) -> Decider | None:
+        """The decision procedure of this scope (built on first use; None
+        only when no procedure is installed, see :func:`register_decider`)."""
         d = self._decider_obj
         if d is None:
             cls = _DECIDER_CLASS[0] if _DECIDER_CLASS else None
@@ -222,17 +210,17 @@ class SymbolicScope(IntervalBounds):
                 d = self._decider_obj
         return d
 
-    def _ge0(self, e: DimExpr | int) -> bool | None:
+    def known_ge0(self, e: DimExpr | int) -> bool | None:
         """True if ``e >= 0`` for every valuation, False if ``e < 0`` for every
         valuation, None if undecided."""
-        lo, hi = self._interval(e)
+        lo, hi = self.interval(e)
         if lo >= 0:
             return True
         if hi < 0:
             return False
         if self._interval_is_exact(e):
             return None
-        d = self._decider()
+        d = self.decider()
         if d is None:
             return None
         assert isinstance(e, DimExpr)  # ints are decided by their interval
@@ -252,31 +240,31 @@ class SymbolicScope(IntervalBounds):
         before, so the answer does not depend on the history of queries.
         """
         raised: list[tuple[Mono, int]] = []
-        for m, c in e._terms.items():
+        for m, c in e.terms.items():
             c *= sign
             # Only positive terms use the atom's lower bound.
             if c > 0 and len(m) == 1 and m[0][1] == 1:
                 a = m[0][0]
                 if type(a) is FloorDiv and isinstance(a.den, int) and \
-                        isinstance(a.num, DimExpr) and self._interval(a.num)[0] < 0 and \
+                        isinstance(a.num, DimExpr) and self.interval(a.num)[0] < 0 and \
                         d.decide_ge0(a.num) is True:
                     raised.append((m, c))
         if not raised:
             return -math.inf
-        rest = {m: sign * c for m, c in e._terms.items()}
+        rest = {m: sign * c for m, c in e.terms.items()}
         lo: Bound = 0
         for m, c in raised:
             del rest[m]
             lo += c * max(self._mono_interval(m)[0], 0)
-        return lo + self._sum_interval(rest)[0]
+        return lo + self.terms_interval(rest)[0]
 
-    def _order(self, e: DimExpr | int) -> int:
+    def order(self, e: DimExpr | int) -> int:
         """1 if ``e >= 0`` is proved, -1 if ``e <= 0`` is proved, else 0.
 
         One query for what ``max``/``min`` need: the decider sees both
         directions at once, so one sample showing each sign settles it.
         """
-        lo, hi = self._interval(e)
+        lo, hi = self.interval(e)
         if lo >= 0:
             return 1
         if hi <= 0:
@@ -285,7 +273,7 @@ class SymbolicScope(IntervalBounds):
             # While constraints load, max/min stay unsimplified unless the
             # intervals decide (sound: simplification is optional there).
             return 0
-        d = self._decider()
+        d = self.decider()
         if d is None:
             return 0
         assert isinstance(e, DimExpr)  # ints are decided by their interval
@@ -304,7 +292,7 @@ class SymbolicScope(IntervalBounds):
 
     def _proves_ge0(self, e: DimExpr | int) -> bool:
         """True if ``e >= 0`` is proved (the cheap refutations first)."""
-        lo, hi = self._interval(e)
+        lo, hi = self.interval(e)
         if lo >= 0:
             return True
         if hi < 0 or self._interval_is_exact(e):
@@ -312,7 +300,7 @@ class SymbolicScope(IntervalBounds):
         v = self._at_ones(e)
         if v is not None and v < 0:
             return False  # fails at a valid valuation
-        d = self._decider()
+        d = self.decider()
         if d is None:
             return False
         assert isinstance(e, DimExpr)  # ints are decided by their interval
@@ -326,7 +314,7 @@ class SymbolicScope(IntervalBounds):
         if valid is None:
             valid = self._ones_valid = all(
                 (v := _value_at(f, _ONES, self._ones_memo)) is not None and v >= 0
-                for f, _ in self._facts())
+                for f, _ in self.facts())
         if not valid:
             return None
         return _value_at(e, _ONES, self._ones_memo)
@@ -338,7 +326,7 @@ class SymbolicScope(IntervalBounds):
         reaches both ends (or grows without bound)."""
         if self._constraints or self._implicit or isinstance(e, int):
             return False
-        for m in e._terms:
+        for m in e.terms:
             if m and (len(m) != 1 or m[0][1] != 1 or type(m[0][0]) is not Var):
                 return False
         return True
@@ -352,23 +340,28 @@ class SymbolicScope(IntervalBounds):
         if isinstance(e, int):
             return e, e
         self._check_same(e, "bounds")
-        d = self._decider()
+        d = self.decider()
         if d is None:
-            return self._interval(e)
+            return self.interval(e)
         return d.bounds(e) if limits is None else d.bounds(e, limits)
 
     def _check_same(self, e: Any, what: str) -> None:
-        if isinstance(e, DimExpr) and e._scope is not self:
-            self._raise_mismatch(e, what, None)
+        if isinstance(e, DimExpr) and e.scope is not self:
+            self.raise_mismatch(e, what, None)
 
-    def _raise_mismatch(self, other: DimExpr, op: str, mine: DimExpr | None) -> None:
+    def raise_mismatch(self, other: DimExpr, op: str, mine: DimExpr | None) -> None:
+        """Raise :class:`ScopeMismatchError` for combining ``mine`` (of this
+        scope) with ``other`` (of another scope) in the operation ``op``."""
         mine_s = f"'{mine}' " if mine is not None else ""
         raise ScopeMismatchError(
             f"cannot mix symbolic scopes in {op!r}: {mine_s}belongs to {self}, "
-            f"but '{other}' belongs to {other._scope}. Create all dimensions of one "
+            f"but '{other}' belongs to {other.scope}. Create all dimensions of one "
             "function with one scope (pass scope=...).")
 
-    def _compare(self, x: DimExpr, other: Any, op: str) -> bool:
+    def compare(self, x: DimExpr, other: Any, op: str) -> bool:
+        """``x op other`` for ``op`` in ``>= > <= < == !=``: the answer when it
+        holds (or fails) for every valuation, else raise
+        :class:`InconclusiveDimensionOperation` (what the operators call)."""
         # Repeated comparisons are common while tracing: answer them from a
         # cache without building the difference again (the scope's facts are
         # fixed, so an answer never goes stale).
@@ -393,8 +386,8 @@ class SymbolicScope(IntervalBounds):
 
     def _compare_uncached(self, x: DimExpr, other: Any, op: str) -> bool:
         if isinstance(other, DimExpr):
-            if other._scope is not self:
-                self._raise_mismatch(other, op, x)
+            if other.scope is not self:
+                self.raise_mismatch(other, op, x)
             y: DimExpr | int = other
         else:
             v = _as_int(other)
@@ -403,10 +396,10 @@ class SymbolicScope(IntervalBounds):
             y = v
         kind, d = comparison_difference(op, x, y)
         if kind == ">=":
-            r = self._ge0(d)
+            r = self.known_ge0(d)
         else:  # "!=" (truth value): x != 0
-            pos = self._ge0(d - 1)
-            neg = self._ge0(-d - 1)
+            pos = self.known_ge0(d - 1)
+            neg = self.known_ge0(-d - 1)
             if pos or neg:
                 r = True
             elif pos is False and neg is False:
@@ -423,7 +416,7 @@ class SymbolicScope(IntervalBounds):
         cs = self.constraint_texts
         msg += ("\nScope constraints: " + "; ".join(cs)) if cs else \
             "\nThe scope has no explicit constraints (every variable is >= 1)."
-        d = self._decider()
+        d = self.decider()
         if d is not None:
             msg += d.explain_inconclusive(x, op, y)
         msg += ("\nSee https://docs.jax.dev/en/latest/export/shape_poly.html"
@@ -439,9 +432,9 @@ class SymbolicScope(IntervalBounds):
         for env in self._cheap_valuations():
             memo: dict[Any, int | None] = {}
             if all((v := _value_at(f, env, memo)) is not None and v >= 0
-                   for f, _ in self._facts()):
+                   for f, _ in self.facts()):
                 return
-        d = self._decider()
+        d = self.decider()
         if d is not None:
             d.check_satisfiable()
 
@@ -452,7 +445,7 @@ class SymbolicScope(IntervalBounds):
         divisors (``mod(a, 128) == 0``: a = 128); all twos."""
         names: set[str] = set()
         step = 1
-        for f, _ in self._facts():
+        for f, _ in self.facts():
             if isinstance(f, DimExpr):
                 for a in f.atoms(recursive=True):
                     if type(a) is Var:
@@ -505,7 +498,7 @@ def _value_at(e: DimExpr | int, env: dict[str, int], memo: dict[Any, int | None]
         return e
     assert isinstance(e, DimExpr)
     total = 0
-    for m, c in e._terms.items():
+    for m, c in e.terms.items():
         p = c
         for a, k in m:
             if type(a) is Var:

@@ -223,7 +223,7 @@ def test_prove_with_scope_and_errors() -> None:
 
 def test_decide_ge0_interface() -> None:
     a, b = symshape.symbolic_shape("a, b")
-    d = a.scope._decider()
+    d = a.scope.decider()
     assert d.decide_ge0(a * b - a) is True
     assert d.decide_ge0(-a * b) is False
     assert d.decide_ge0(a - b) is None
@@ -261,7 +261,7 @@ def test_inconclusive_message_has_valid_valuations() -> None:
     links = links_of("a >= c + 3", scope)
     assert check_valuation(scope, links, holds, True)
     assert check_valuation(scope, links, fails, False)
-    text = scope._decider().explain_inconclusive(a, "<", b + c)
+    text = scope.decider().explain_inconclusive(a, "<", b + c)
     assert text.startswith("\nIt holds for") and "fails for" in text
 
 
@@ -401,7 +401,7 @@ def test_unsatisfiable_constraints(constraints: list[str], named: list[str]) -> 
 ])
 def test_satisfiable_constraints(constraints: list[str]) -> None:
     scope = SymbolicScope(constraints)
-    scope._decider().check_satisfiable()
+    scope.decider().check_satisfiable()
 
 
 # ---------------------------------------------------------------------------
@@ -421,7 +421,7 @@ def _answers(scope: SymbolicScope, claims: list[str]) -> list[Any]:
     for text in ("a", "a - b", "mod(a + b, 5)", "floordiv(a, 4) - b", "min(a, 3*b)"):
         e = expr(text, scope)
         out.append(symshape.bounds(e))
-        out.append(scope._decider().decide_ge0(e - 9) if not isinstance(e, int) else None)
+        out.append(scope.decider().decide_ge0(e - 9) if not isinstance(e, int) else None)
     return out
 
 
@@ -522,13 +522,13 @@ def test_deep_max_nest(work_meter: WorkMeter, hang_guard: None) -> None:
     with work_meter.measure() as q:
         assert (e >= xs[0]) is True
         assert (e >= xs[150]) is True
-        assert scope._ge0(e - xs[0] - 1) is None
+        assert scope.known_ge0(e - xs[0] - 1) is None
     _within(q, searches=4, work=2 * DECIDE_BUDGET[0], tableau=4 * n)
     with work_meter.measure() as q:
         assert symshape.bounds(e - xs[3]) == (0, math.inf)
     _within(q, searches=4, work=2 * BOUNDS_BUDGET[0], tableau=4 * n)
     with work_meter.measure() as q:
-        v = scope._decider().prove_ge0(2 * e - xs[1] - xs[2])
+        v = scope.decider().prove_ge0(2 * e - xs[1] - xs[2])
     assert_proved(v)
     _within(q, searches=4, work=PROVE_BUDGET[0], tableau=4 * n)
     assert len(v.explain()) > 0
@@ -546,7 +546,7 @@ def test_deep_mixed_nest_same_variables(work_meter: WorkMeter, hang_guard: None)
     _within(build, searches=n, work=n * DECIDE_BUDGET[0], tableau=4 * n)
     assert build.work <= build.allowed + build.searches * 4 * n, build
     with work_meter.measure() as q:
-        r = a.scope._ge0(e - a)
+        r = a.scope.known_ge0(e - a)
     _within(q, searches=4, work=2 * DECIDE_BUDGET[0], tableau=4 * n)
     for env in ({"a": 1, "b": 1}, {"a": 500, "b": 3}, {"a": 2, "b": 400}):
         if r is True:
@@ -566,7 +566,7 @@ def test_fifty_variables(work_meter: WorkMeter, hang_guard: None) -> None:
     total = sum(xs[1:], xs[0])
     with work_meter.measure() as q:
         assert (total >= 50) is True
-        assert xs[0].scope._ge0(total - 2 * xs[7] - 48) is None
+        assert xs[0].scope.known_ge0(total - 2 * xs[7] - 48) is None
         v = prove(" + ".join(names) + " >= 50", scope=xs[0].scope)
     assert_proved(v)
     # measured: intervals settle all three, no search

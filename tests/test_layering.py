@@ -158,3 +158,58 @@ def test_a_full_decision_loads_no_adapter_dependency() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, timeout=120)
     assert out.stdout.strip() == "[]"
+
+
+# Private names of libraries that are their documented API, and the two
+# modules whose one job is to wrap the internals of JAX and of PyTorch.
+FOREIGN_PRIVATE_OK = {"sys._getframe", "torch._check"}
+INTERNALS_MODULES = ("symshape/jax/_internals.py", "symshape/torch/_internals.py")
+
+
+def _private_reaches(source: str) -> list[tuple[int, str]]:
+    """Accesses ``obj._name`` (``obj`` not ``self``/``cls``) of a private name
+    that the module itself never defines: a reach into another module's
+    private state."""
+    tree = ast.parse(source)
+    defined: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            defined.add(node.name)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            defined.add(node.attr)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            defined.add(node.id)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            defined.add(node.value)  # a ``__slots__`` entry
+    out = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Attribute) and node.attr.startswith("_")
+                and not node.attr.startswith("__")):
+            continue
+        if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+            continue
+        text = ast.unparse(node)
+        if node.attr not in defined and text not in FOREIGN_PRIVATE_OK:
+            out.append((node.lineno, text))
+    return out
+
+
+def test_the_private_reach_check_can_fail() -> None:
+    assert _private_reaches("def f(scope):\n    return scope._term_rules\n") == [
+        (2, "scope._term_rules")]
+    assert _private_reaches("class A:\n    _x = 1\ndef f(a):\n    return a._x\n") == []
+
+
+def test_no_module_reaches_into_another_modules_private_names() -> None:
+    """The algebra asks the scope through ``symshape.expr.AlgebraScope``; the
+    decision layer and the adapters use public names only."""
+    root = Path(__file__).resolve().parent.parent / "symshape"
+    found = {}
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root.parent).as_posix()
+        if rel in INTERNALS_MODULES:
+            continue
+        reaches = _private_reaches(path.read_text(encoding="utf-8"))
+        if reaches:
+            found[rel] = reaches
+    assert found == {}

@@ -382,7 +382,7 @@ class _Checker:
             if c.op == "==":
                 self._allow(P.scale(P.from_expr(c.diff), -1), c.text)
         self.implicit: dict[frozenset[Any], set[str]] = {}
-        for e, reason in scope._implicit:
+        for e, reason in scope.implicit_facts:
             self.implicit.setdefault(P.hkey(P.from_expr(e)), set()).add(str(reason))
         self.done: set[int] = set()  # ids of verified context-free facts
         self.keep: list[Fact] = []  # keeps ids alive while checking

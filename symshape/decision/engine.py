@@ -267,8 +267,7 @@ class Decider:
 
     # -- state -------------------------------------------------------------------
     def _generation(self) -> tuple[Any, ...]:
-        s = self.scope
-        return (len(s._constraints), len(s._implicit), len(s._term_rules), s._initialized)
+        return self.scope.fact_generation
 
     def _sync(self) -> None:
         g = self._generation()
@@ -626,7 +625,7 @@ class Decider:
             hyps = [Fact(h, "hyp", note=note) for h in hyp_set]
             leaf = None
             for hf in hyps:
-                if self.scope._sum_interval(hf.poly)[1] >= 0:
+                if self.scope.terms_interval(hf.poly)[1] >= 0:
                     continue
                 f = self._bound_sum(P.scale(hf.poly, -1))
                 if f is None:
@@ -815,7 +814,7 @@ class Decider:
         if r is not None:
             return r
         p = P.from_expr(e)
-        lo_i, hi_i = self.scope._interval(e)
+        lo_i, hi_i = self.scope.interval(e)
         with self._lock:
             limits.what = "searching for the lower bound"
             lo = self._tight_lower(p, lo_i, limits.budget(BOUNDS_BUDGET))

@@ -169,7 +169,7 @@ class Linearizer:
             out.append(Fact(d, "constraint", note=c.text))
             if c.op == "==":
                 out.append(Fact(P.scale(d, -1), "constraint", note=c.text))
-        for e, reason in self.scope._implicit:
+        for e, reason in self.scope.implicit_facts:
             out.append(Fact(P.from_expr(e), "implicit", note=str(reason)))
         return out
 
@@ -200,8 +200,8 @@ class Linearizer:
                 def lemma(p: Poly, lv: int = lv) -> Fact | None:
                     return self.prove_lemma(p, lv)
                 num, den = P.from_expr(a.num), P.from_expr(a.den)
-                nlo, nhi = self.scope._interval(a.num)
-                dlo, dhi = self.scope._interval(a.den)
+                nlo, nhi = self.scope.interval(a.num)
+                dlo, dhi = self.scope.interval(a.den)
                 low = nlo if _finite(nlo) else 0
                 p1 = lemma(P.add(num, P.const(-low)))
                 if p1 is not None:
@@ -233,7 +233,7 @@ class Linearizer:
         return tuple(f for f in self.fd_bounds(a) if f is not None)
 
     def _interval(self, m: Mono) -> tuple[Any, Any]:
-        return self.scope._interval(DimExpr({m: 1}, self.scope))
+        return self.scope.interval(DimExpr({m: 1}, self.scope))
 
     def atom_lower(self, a: Atom) -> Fact | None:
         """A fact ``a - l >= 0`` with the best cheap lower bound ``l``."""
@@ -464,7 +464,7 @@ class Linearizer:
         if got is not None:
             return got
         level = 1 + max((self.depth(a) for a in P.atoms_of(f)), default=0)
-        lo_i, hi_i = self.scope._interval(DimExpr(dict(f), self.scope)) \
+        lo_i, hi_i = self.scope.interval(DimExpr(dict(f), self.scope)) \
             if not P.is_constant(f) else (P.constant(f), P.constant(f))
         samples = self.probe(f)
         lows = [min(samples)] if samples else []

@@ -87,7 +87,7 @@ def prove(claim: str, *, constraints: Iterable[str] = (),
         raise SymshapeError(f"prove() expects the claim as a string, got {claim!r}")
     sc = resolve_scope(constraints, scope)
     links, names = claim_links(claim, sc)
-    decider = sc._decider()
+    decider = sc.decider()
     if decider is None:  # pragma: no cover - the engine is part of the package
         raise SymshapeError("the decision engine is unavailable")
     verdict = decider.prove_links(links, " ".join(claim.split()), names,

@@ -130,7 +130,7 @@ def _equality_candidates(scope: SymbolicScope, c: Constraint) -> list[tuple[str,
                                         c.lhs, c.rhs)]
     dterms = d.terms
     neg = {m: -k for m, k in dterms.items()}
-    for m, (k, rhs) in scope._term_rules.items():
+    for m, (k, rhs) in scope.rewrite_rules.items():
         expected: Terms = {}
         if isinstance(rhs, DimExpr):
             expected = {mm: -cc for mm, cc in rhs.terms.items()}
@@ -195,7 +195,7 @@ def _jax_scope_for(sym: SymbolicScope) -> Any:
                 "constraint: JAX needs an equality with a single term `k*t` on the left "
                 "that no earlier equality constrains and that does not occur on the "
                 "right. Tried " + "; ".join(tried))
-    for fact, _reason in sym._implicit:
+    for fact, _reason in sym.implicit_facts:
         # e.g. 'b - c >= 1' after 'a == b - c' rewrote the variable a away: JAX
         # would lose the fact that a >= 1.
         if isinstance(fact, DimExpr):

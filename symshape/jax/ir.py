@@ -83,7 +83,7 @@ class Runner:
         if op == "introot":
             return self._introot(st.params, args[0])
         if op in INT_BINARY:
-            return self._int_op(op, args[0], args[1])
+            return self.int_op(op, args[0], args[1])
         if op in COMPARE:
             return self._compare(op, args[0], args[1])
         if op == "not":
@@ -91,7 +91,10 @@ class Runner:
             return (not p) if isinstance(p, bool | np.bool_) else lax.bitwise_not(p)
         return self._bool_op(op, args[0], args[1])
 
-    def _int_op(self, op: str, x: Any, y: Any) -> Any:
+    def int_op(self, op: str, x: Any, y: Any) -> Any:
+        """``x op y`` on dimension values (``add``, ``mul``, ``floordiv``,
+        ``max``, ...): folded when both are known while tracing, emitted as
+        integer ops on runtime values otherwise."""
         if not (_is_runtime(x) or _is_runtime(y)):
             if op == "max":
                 return jx.max_dim(x, y) if jx.is_jax_dim_expr(x) or jx.is_jax_dim_expr(y) \

@@ -124,7 +124,7 @@ def _ge0(bridge: Bridge, e: Dim) -> bool | None:
     if e in cache:
         return cache[e]
     try:
-        r = bridge.sym._ge0(e)
+        r = bridge.sym.known_ge0(e)
     except _DECISION_ERRORS:
         r = None
     cache[e] = r

@@ -108,14 +108,14 @@ def _eval_expr(e: DimExpr | int, runner: Runner, out_ids: dict[str, int]) -> Any
             if type(atom) is Var:
                 av = runner.value(out_ids[atom.name])
             elif type(atom) is FloorDiv:
-                av = runner._int_op("floordiv", _eval_expr(atom.num, runner, out_ids),
+                av = runner.int_op("floordiv", _eval_expr(atom.num, runner, out_ids),
                                     _eval_expr(atom.den, runner, out_ids))
             else:
                 assert type(atom) is Max0
-                av = runner._int_op("max", _eval_expr(atom.arg, runner, out_ids), 0)
+                av = runner.int_op("max", _eval_expr(atom.arg, runner, out_ids), 0)
             for _ in range(k):
-                term = runner._int_op("mul", term, av)
-        total = runner._int_op("add", total, term)
+                term = runner.int_op("mul", term, av)
+        total = runner.int_op("add", total, term)
     return total
 
 

@@ -187,7 +187,7 @@ class Solver:
                                  [f"{where} == ", d, f", but the spec requires the constant {e}."],
                                  "constant")
                     continue
-                if self.scope._ge0(e) is False:
+                if self.scope.known_ge0(e) is False:
                     raise UnsatisfiableConstraintsError(
                         f"the spec '{e}' of {where} is negative for every valuation allowed "
                         f"by the constraints {list(self.scope.constraint_texts)}: no array "
@@ -195,7 +195,7 @@ class Solver:
                 self.pending.append(_Eq(arg, axis, where, e, str(e), d, frozenset(e.free_vars)))
         # Implicit facts of the scope (>= 1 of rewritten variables), and where
         # the specs are defined: each symbolic divisor in them is >= 1.
-        conditions = list(self.scope._implicit)
+        conditions = list(self.scope.implicit_facts)
         seen: set[Atom] = set()
         for eq in self.pending:
             for atom in sorted(eq.spec.atoms(recursive=True) - seen, key=lambda a: a.sort_key):
@@ -352,9 +352,9 @@ class Solver:
     def _proved_sign(self, c: DimExpr | int) -> int:
         if isinstance(c, int):
             return (c > 0) - (c < 0)
-        if self.scope._ge0(c - 1) is True:
+        if self.scope.known_ge0(c - 1) is True:
             return 1
-        if self.scope._ge0(-c - 1) is True:
+        if self.scope.known_ge0(-c - 1) is True:
             return -1
         return 0
 
@@ -573,7 +573,7 @@ class Solver:
         """The known variables plus the variables that equalities of the scope rewrote
         away (``a`` for ``a == b - 5``), as value ids."""
         env = dict(self.known)
-        for name, rule in self.scope._var_rules.items():
+        for name, rule in self.scope.variable_rules.items():
             e = substitute(rule, {})
             if isinstance(e, int) or e.free_vars <= self.known.keys():
                 env[name] = self.b.expr(e, self.known)

@@ -60,54 +60,108 @@ class IntervalBounds(ConstraintRules):
         """Tighten monomial bounds from the linear structure of the facts.
 
         A few rounds of bound propagation: for ``sum c_i*t_i + c0 >= 0`` each
-        ``t_j`` gets a bound from the others' bounds.  Rounds are capped, so a
-        cyclic set of constraints cannot loop; the decision procedure does the
-        complete job.
+        ``t_j`` gets a bound from the others' bounds.  The facts are the
+        scope's and their relaxations (see :meth:`_relaxed_facts`).  Rounds
+        are capped, so a cyclic set of constraints cannot loop; the decision
+        procedure does the complete job.
         """
-        facts = [f for f, _ in self.facts() if isinstance(f, DimExpr)]
-        if not facts:
+        base = [f.terms for f, _ in self.facts() if isinstance(f, DimExpr)]
+        if not base:
             return
+        facts = [([(m, c) for m, c in terms.items() if m], terms.get(_ONE, 0))
+                 for terms in base + self._relaxed_facts(base)]
         for _ in range(8):
             changed = False
-            for f in facts:
-                items = [(m, c) for m, c in f.terms.items() if m]
-                c0 = f.terms.get(_ONE, 0)
-                contrib: list[tuple[Bound, Bound]] = []
-                for m, c in items:
-                    lo, hi = self._mono_interval(m)
-                    contrib.append((_imul(c, lo) if c > 0 else _imul(c, hi),
-                                    _imul(c, hi) if c > 0 else _imul(c, lo)))
-                total_hi = sum(h for _, h in contrib) + c0
-                for (m, c), (_, hi_j) in zip(items, contrib, strict=True):
-                    rest_hi = total_hi - hi_j if math.isfinite(total_hi) else math.inf
-                    if not math.isfinite(rest_hi):
-                        if math.isinf(hi_j) and sum(1 for _, h in contrib if math.isinf(h)) == 1:
-                            rest_hi = sum(h for _, h in contrib if not math.isinf(h)) + c0
-                        else:
-                            continue
-                    # c*t_m >= -rest_hi
-                    low = -rest_hi
-                    lo, hi = self._mono_interval(m)
-                    assert isinstance(low, int)
-                    if c > 0:
-                        new_lo = -((-low) // c)
-                        if new_lo > lo:
-                            self._mono_bounds[m] = (new_lo, hi)
-                            changed = True
-                    else:
-                        new_hi = low // c
-                        if new_hi < hi:
-                            self._mono_bounds[m] = (lo, new_hi)
-                            changed = True
-                    lo2, hi2 = self._mono_interval(m)
-                    if lo2 > hi2:
-                        raise UnsatisfiableConstraintsError(
-                            "unsatisfiable constraints: they force "
-                            f"{DimExpr({m: 1}, self._whole)} into the empty range [{lo2}, {hi2}]; "
-                            f"constraints: {list(self.constraint_texts)}")
+            for items, c0 in facts:
+                if self._tighten(items, c0):
+                    changed = True
             self._interval_cache.clear()
             if not changed:
                 break
+            # A fact of one term bounds it by its constant alone: done after
+            # the first round.
+            facts = [f for f in facts if len(f[0]) > 1]
+
+    def _tighten(self, items: list[tuple[Mono, int]], c0: int) -> bool:
+        """One propagation step for the fact ``sum c*m + c0 >= 0`` (``items``
+        the non-constant terms); True when a monomial bound changed."""
+        bounds = [self._mono_interval(m) for m, _ in items]
+        # The largest value of each term c*m, and of their sum.
+        his = [_imul(c, hi) if c > 0 else _imul(c, lo)
+               for (_, c), (lo, hi) in zip(items, bounds, strict=True)]
+        n_inf = sum(1 for h in his if h == math.inf)
+        if n_inf > 1:
+            return False  # no term is bounded by the others
+        finite_hi = sum(h for h in his if h != math.inf) + c0
+        changed = False
+        for (m, c), (lo, hi), hi_j in zip(items, bounds, his, strict=True):
+            if hi_j == math.inf:
+                rest_hi = finite_hi
+            elif n_inf:
+                continue
+            else:
+                rest_hi = finite_hi - hi_j
+            # c*m >= -rest_hi
+            low = -rest_hi
+            assert isinstance(low, int)
+            if c > 0:
+                new_lo = -((-low) // c)
+                if new_lo <= lo:
+                    continue
+                lo = new_lo
+            else:
+                new_hi = low // c
+                if new_hi >= hi:
+                    continue
+                hi = new_hi
+            if lo > hi:
+                raise UnsatisfiableConstraintsError(
+                    "unsatisfiable constraints: they force "
+                    f"{DimExpr({m: 1}, self._whole)} into the empty range [{lo}, {hi}]; "
+                    f"constraints: {list(self.constraint_texts)}")
+            self._mono_bounds[m] = (lo, hi)
+            changed = True
+        return changed
+
+    def _relaxed_facts(self, facts: list[Terms]) -> list[Terms]:
+        """Linear facts implied by ``facts`` once their top-level divisions and
+        maxima are relaxed the way that keeps the fact true.
+
+        ``c*floordiv(N, k)`` with ``c > 0`` is at most ``c*N/k``, and
+        ``c*max(D, 0)`` with ``c < 0`` is at most ``c*D``: replacing them makes
+        the left side no smaller, so ``f >= 0`` implies the relaxed fact.  This
+        is what gives variables the bounds ``floordiv(s, 2) >= 1`` (``s >= 2``)
+        and ``min(s, w) >= 4`` (``s >= 4`` and ``w >= 4``) imply.
+        """
+        out: list[Terms] = []
+        for terms in facts:
+            scale = 0
+            for m, c in terms.items():
+                if len(m) == 1 and m[0][1] == 1:
+                    a = m[0][0]
+                    if type(a) is FloorDiv and type(a.den) is int and c > 0:
+                        scale = math.lcm(scale or 1, a.den)
+                    elif type(a) is Max0 and c < 0:
+                        scale = scale or 1
+            if not scale:
+                continue
+            relaxed: Terms = {}
+            for m, c in terms.items():
+                x = m[0][0] if len(m) == 1 and m[0][1] == 1 else None
+                if isinstance(x, FloorDiv) and type(x.den) is int and c > 0:
+                    w = c * scale // x.den
+                    num = x.num
+                    for m2, c2 in (num.terms if isinstance(num, DimExpr) else {_ONE: num}).items():
+                        relaxed[m2] = relaxed.get(m2, 0) + w * c2
+                elif isinstance(x, Max0) and c < 0:
+                    for m2, c2 in x.arg.terms.items():
+                        relaxed[m2] = relaxed.get(m2, 0) + c * scale * c2
+                else:
+                    relaxed[m] = relaxed.get(m, 0) + c * scale
+            relaxed = {m: c for m, c in relaxed.items() if c}
+            if any(relaxed):  # a monomial other than the constant one is left
+                out.append(relaxed)
+        return out
 
     def _atom_interval(self, a: Any) -> tuple[Bound, Bound]:
         t = type(a)

@@ -145,9 +145,9 @@ def _combine(node: tuple[Any, ...], args: list[Dim], text: str) -> Dim:
     kind = node[0]
     if kind == "neg":
         return -args[0]
-    if kind == "pow":
-        return args[0] ** node[3]
     try:
+        if kind == "pow":
+            return args[0] ** node[3]
         return _BINARY[kind](args[0], args[1])
     except ZeroDivisionError as err:
         raise ParseError(f"division by zero in {kind}", text=text, column=node[1]) from err

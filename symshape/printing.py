@@ -9,8 +9,11 @@ to an equal expression in the same scope.
 
 from __future__ import annotations
 
+import threading
+
 from symshape.expr import (
     _ONE,
+    Atom,
     DimExpr,
     FloorDiv,
     Max0,
@@ -18,18 +21,32 @@ from symshape.expr import (
     Terms,
     Var,
     atom_mono,
+    fold_atoms,
     mono_key,
     mono_mul,
     mono_of,
     set_printer,
 )
 
+# Texts of the atoms of the expression being printed, filled innermost first
+# (see expr_to_str), so that printing a deep nest recurses one level at a time.
+_PRINTING = threading.local()
+
 
 def _text(e: DimExpr | int) -> str:
-    return str(e) if isinstance(e, int) else expr_to_str(e)
+    return str(e) if isinstance(e, int) else _expr_text(e)
 
 
-def _atom_text(a: object) -> str:
+def _atom_text(a: Atom) -> str:
+    memo: dict[Atom, str] | None = getattr(_PRINTING, "atoms", None)
+    if memo is not None:
+        text = memo.get(a)
+        if text is not None:
+            return text
+    return _new_atom_text(a)
+
+
+def _new_atom_text(a: Atom) -> str:
     t = type(a)
     if t is FloorDiv:
         return f"floordiv({_text(a.num)}, {_text(a.den)})"  # type: ignore[attr-defined]
@@ -114,7 +131,27 @@ def _outer_max(e: DimExpr) -> str | None:
 
 
 def expr_to_str(e: DimExpr) -> str:
-    """Canonical text of ``e``: leading terms first, constant last."""
+    """Canonical text of ``e``: leading terms first, constant last.
+
+    The texts of the atoms are made innermost first (without recursion), so
+    a nest as deep as the parser accepts prints without reaching Python's
+    recursion limit.
+    """
+    if getattr(_PRINTING, "atoms", None) is not None:
+        return _expr_text(e)  # inside a print already under way
+    memo: dict[Atom, str] = {}
+    _PRINTING.atoms = memo
+    try:
+        for m in e.terms:
+            for a, _ in m:
+                if type(a) is not Var:
+                    fold_atoms(a, memo, _new_atom_text)
+        return _expr_text(e)
+    finally:
+        _PRINTING.atoms = None
+
+
+def _expr_text(e: DimExpr) -> str:
     if len(e.terms) == 1:
         # A single term (a variable, an atom): each mod/max/min spelling below
         # needs terms besides the one it starts from, so none applies.

@@ -902,3 +902,30 @@ def test_long_sums_are_exactly_the_repeated_additions(
         assert list(built.terms.items()) == list(expected.terms.items())  # type: ignore[union-attr]
     else:
         assert built == expected
+
+
+def test_an_expression_too_large_to_build_is_a_clear_error_with_its_column() -> None:
+    """``(a+...+h)^10`` has tens of thousands of terms: building it is refused
+    (bounded work), as a ValueError that points at the power in the text."""
+    text = "(a+b+c+d+e+f+g+h)^10 >= a"
+    with pytest.raises(symshape.ExpressionTooLargeError) as info:
+        symshape.prove(text)
+    assert isinstance(info.value, ValueError)
+    assert "at column 1 of" in str(info.value) and text in str(info.value)
+    x = sum(symshape.symbolic_shape("a, b, c, d, e, f, g, h"))
+    with pytest.raises(symshape.ExpressionTooLargeError):
+        _ = x ** 10
+    assert len((x ** 2).terms) == 36  # sizes of real shapes are untouched
+
+
+def test_a_deep_nest_prints_and_reparses() -> None:
+    """Printing recursed once per level and raised RecursionError at about
+    250 levels of max; atom texts are now made innermost first."""
+    text = "a"
+    for k in range(400):
+        text = f"max({text}, b + {k})"
+    (e,) = symshape.symbolic_shape(text)
+    printed = str(e)
+    assert printed.count("max(") == 400
+    scope = e.scope
+    assert scope.symbolic_shape(printed)[0] == e

@@ -26,7 +26,7 @@ import zlib
 from collections.abc import Sequence
 from typing import Any
 
-from symshape.decision import minimize
+from symshape.decision import canon, minimize
 from symshape.decision import poly as P
 from symshape.decision.certificate import (
     Certificate,
@@ -73,23 +73,18 @@ POOL_FREE_SEEDS = 10
 _MISSING: Any = object()
 
 
-_FREE: dict[tuple[int, str], int] = {}
+def free_value(seed: int, color: int) -> int:
+    """Deterministic value of an unconstrained variable in pool point ``seed``.
 
-
-def free_value(seed: int, name: str) -> int:
-    """Deterministic value of an unconstrained variable in pool point ``seed``."""
-    v = _FREE.get((seed, name))
-    if v is None:
-        v = _free_value(seed, name)
-        if len(_FREE) < 100_000:
-            _FREE[(seed, name)] = v
-    return v
-
-
-def _free_value(seed: int, name: str) -> int:
+    ``color`` describes the variable's place in the question asked (see
+    :func:`symshape.decision.canon.variable_colors`), never its name: a
+    renaming of the variables gives them the same values, and variables in
+    symmetric places get equal values.  (Not cached: colours are new with
+    every question, and the value is a few integer operations.)"""
     if seed == 0:
         return 1
-    h = zlib.crc32(name.encode()) ^ (seed * 0x9E3779B1 & 0xFFFFFFFF)
+    h = zlib.crc32((color & 0xFFFFFFFFFFFFFFFF).to_bytes(8, "little")) ^ \
+        (seed * 0x9E3779B1 & 0xFFFFFFFF)
     h = (h * 2654435761) & 0xFFFFFFFF
     h ^= h >> 15
     if seed % 5 == 4:
@@ -98,7 +93,10 @@ def _free_value(seed: int, name: str) -> int:
 
 
 class Point:
-    """A valuation: explicit values, and :func:`free_value` for other variables.
+    """A valuation: explicit values, and :func:`free_value` for other variables
+    (a points of a pool gets the values of the question's free variables when
+    it is taken as evidence, see :meth:`Pool.point`; elsewhere every variable
+    outside ``env`` gets the same value).
 
     Atom values are memoized for the life of the point (shared points, made
     with ``sub=None``, keep no memo); evaluation is iterative, so deep nests of
@@ -117,7 +115,7 @@ class Point:
         """Value of a variable."""
         v = self.env.get(name)
         if v is None:
-            v = free_value(self.seed, name)
+            v = free_value(self.seed, 0)
         return v
 
     def atom(self, a: Atom, memo: dict[Atom, int] | None = None) -> int:
@@ -172,19 +170,50 @@ def _floordiv_or_0(n: int, d: int) -> int:
 
 # The pool of a scope without constraints: shared, immutable points.
 _FREE_POINTS = tuple(Point({}, s, None) for s in range(POOL_FREE_SEEDS))
-_FREE_VALUES: dict[str, list[int]] = {}
 
 
 class Pool:
     """Valid valuations, evaluated all at once: the value lists of atoms over
-    every point are memoized, so a claim costs a few list operations."""
+    every point are memoized, so a claim costs a few list operations.
 
-    __slots__ = ("points", "memo", "_sub")
+    The points give values to the constraints' variables; the other
+    variables of a question get :func:`free_value` by their colours in that
+    question (:meth:`for_question`), so that what the pool shows does not
+    depend on the variables' names.
+    """
 
-    def __init__(self, points: Sequence[Point], sub: Any) -> None:
+    __slots__ = ("points", "memo", "_sub", "colors")
+
+    def __init__(self, points: Sequence[Point], sub: Any,
+                 colors: dict[str, int] | None = None) -> None:
         self.points = points if isinstance(points, tuple) else tuple(points)
         self.memo: dict[Atom, list[int]] = {}
         self._sub = sub
+        self.colors = colors if colors is not None else {}
+
+    def for_question(self, polys: Sequence[Poly]) -> Pool:
+        """The same points, for a question about ``polys`` (with the scope's
+        constraints): the free variables valued by their colours in that
+        question.  A question with at most one free variable needs no
+        colours (any value is the same value), and keeps this pool's memo."""
+        bound = self.points[0].env if self.points else {}
+        free = {a.name for p in polys for m in p for a, _ in m
+                if type(a) is Var and a.name not in bound}
+        if len(free) <= 1 and not any(type(a) is not Var for p in polys for m in p
+                                      for a, _ in m):
+            return self
+        # One round of refinement tells apart what a sample needs to.
+        return Pool(self.points, self._sub, canon.variable_colors(list(polys), rounds=1))
+
+    def point(self, i: int) -> Point:
+        """Point ``i`` with the values of the question's free variables
+        written out (what evidence shows)."""
+        pt = self.points[i]
+        env = dict(pt.env)
+        for name, color in self.colors.items():
+            if name not in env:
+                env[name] = free_value(pt.seed, color)
+        return Point(env, pt.seed, pt._sub if pt.memo is not None else None)
 
     def __len__(self) -> int:
         return len(self.points)
@@ -199,14 +228,9 @@ class Pool:
     def _compute(self, x: Atom) -> list[int]:
         if type(x) is Var:
             name = x.name
-            if self.points is not _FREE_POINTS:
-                return [pt.var(name) for pt in self.points]
-            vals = _FREE_VALUES.get(name)
-            if vals is None:
-                vals = [pt.var(name) for pt in self.points]
-                if len(_FREE_VALUES) < 100_000:
-                    _FREE_VALUES[name] = vals
-            return vals
+            color = self.colors.get(name, 0)
+            return [pt.env[name] if name in pt.env else free_value(pt.seed, color)
+                    for pt in self.points]
         if type(x) is FloorDiv:
             return [_floordiv_or_0(n, d)
                     for n, d in zip(self._val(x.num), self._val(x.den), strict=True)]
@@ -385,7 +409,10 @@ class Decider:
             add({v: x + 1 for v, x in first.items()})
             add({v: 2 * x for v, x in first.items()})
             add({v: 3 * x + 2 for v, x in first.items()})
-            for v in cvars[:8]:
+            # Nudge a few variables, picked by their place in the constraints
+            # (not by their names, which must not change what is found).
+            colors = canon.variable_colors(self._constraint_polys())
+            for v in sorted(cvars, key=lambda v: (colors.get(v, 0), v))[:8]:
                 add({**first, v: first[v] + 1})
                 add({**first, v: first[v] + 5})
         n = max(POOL_FREE_SEEDS, len(models))
@@ -420,9 +447,10 @@ class Decider:
         return out
 
     def _split_pool(self, links: Sequence[tuple[str, Poly]]) -> tuple[Point | None, Point | None]:
-        pool = self._get_pool()
-        if not pool.points:
+        base = self._get_pool()
+        if not base.points:
             return None, None
+        pool = self._question_pool(base, [d for _, d in links])
         truth: list[bool] | None = None
         # Points where a divisor of the query is 0 are not valuations of the query.
         for d in self.domain([d for _, d in links]):
@@ -441,15 +469,19 @@ class Decider:
             truth = t if truth is None else [x and y for x, y in zip(truth, t, strict=True)]
         assert truth is not None
         holds = fails = None
-        for i, (pt, ok) in enumerate(zip(pool.points, truth, strict=True)):
+        for i, ok in enumerate(truth):
             if defined is not None and not defined[i]:
                 continue
             if ok:
                 if holds is None:
-                    holds = pt
+                    holds = pool.point(i)
             elif fails is None:
-                fails = pt
+                fails = pool.point(i)
         return holds, fails
+
+    def _question_pool(self, pool: Pool, polys: Sequence[Poly]) -> Pool:
+        """``pool`` for a question about ``polys`` under the scope's constraints."""
+        return pool.for_question(list(polys) + self._constraint_polys())
 
     # -- searches ----------------------------------------------------------------
     def _accept(self, hyps: Sequence[Poly]) -> Any:
@@ -482,6 +514,8 @@ class Decider:
     def _probe(self, f: Poly) -> list[int]:
         """Values at fixed sample valuations (not necessarily valid): candidate
         bounds to try to prove; independent of the history of queries."""
+        # Every free variable takes the same value here: candidate bounds
+        # need no variety, and the memo then serves every probe.
         return self._samples.values(f)
 
     def _lemma(self, target: Poly, level: int) -> Fact | None:
@@ -608,9 +642,10 @@ class Decider:
         cert = self._interval_certificate(links, claim, "refuted")
         if cert is not None:
             polys = [d for _, d, _ in links]
-            pts = self._get_pool().points
-            m = None if pts else self._find_model(self.domain(polys))
-            fails = pts[0] if pts else (self._point(m) if m is not None else None)
+            pool = self._get_pool()
+            m = None if pool.points else self._find_model(self.domain(polys))
+            fails = self._question_pool(pool, polys).point(0) if pool.points else \
+                (self._point(m) if m is not None else None)
             return _Outcome(Status.REFUTED, None, fails, cert, _BY_INTERVALS)
         return None
 
@@ -700,7 +735,8 @@ class Decider:
         r = self._ocache.get(e)
         if r is not None:
             return r
-        vals = self._get_pool().values(P.from_expr(e))
+        p = P.from_expr(e)
+        vals = self._question_pool(self._get_pool(), [p]).values(p)
         if any(v > 0 for v in vals) and any(v < 0 for v in vals):
             r = 0  # valid valuations of both signs: neither direction holds
         else:
@@ -829,7 +865,7 @@ class Decider:
         """The largest ``L`` with ``p >= L`` proved, searching down from values
         achieved at valid valuations (where ``p`` is defined)."""
         dom = self.domain([p])
-        pool = self._get_pool()
+        pool = self._question_pool(self._get_pool(), [p])
         vals = pool.values(p)
         if dom:
             ok = [all(v >= 0 for v in col) for col in zip(*(pool.values(d) for d in dom),
@@ -872,8 +908,8 @@ class Decider:
     def _unbounded_below(self, p: Poly) -> bool:
         """Heuristic: ``p`` decreases without bound along a ray of valid
         valuations (only ever used to report the always-sound bound -inf)."""
-        pool = self._get_pool().points
-        if not pool:
+        pool = self._get_pool()
+        if not pool.points:
             return False
         mine = sorted({a.name for a in self.lin.closure([p]) if type(a) is Var})
         if not mine:
@@ -882,7 +918,7 @@ class Decider:
         size = max((abs(c) for q in [p] + self._constraint_polys() for c in q.values()),
                    default=1)
         t0 = 1 << (size.bit_length() + 24)
-        base = pool[0]
+        base = self._question_pool(pool, [p]).point(0)
         env0 = base.report(names)
         # a few directions: all variables together, then single variables of p
         directions = [{n: 1 for n in names}] + [{n: 1} for n in mine[:6]]

@@ -26,6 +26,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from symshape.decision import canon
 from symshape.decision import poly as P
 from symshape.decision.certificate import (
     Fact,
@@ -285,7 +286,8 @@ class Linearizer:
             return self.atom_lower(m[0][0]), self.atom_upper(m[0][0])
         if m in self._lower:
             return self._lower[m], self._upper.get(m)
-        x = m[0][0]
+        # The factor split off first, picked by structure, not by name.
+        x = min((a for a, _ in m), key=canon.atom_order([P.mono(m)]))
         xm = P.atom_mono(x)
         rest = mono_div(m, xm)
         assert rest is not None
@@ -381,8 +383,12 @@ class Linearizer:
             if type(a) is FloorDiv and isinstance(a.den, DimExpr):
                 groups.setdefault(a.den, []).append(a)
         out: list[Fact] = []
-        for den in sorted(groups, key=lambda d: P.key(P.from_expr(d))):
-            quots = sorted(groups[den], key=P.atom_digest)
+        # Orders that ignore the variables' names: the cap below keeps the
+        # first pairs, which must not depend on them.
+        polys = [P.mono(atom_mono(q)) for qs in groups.values() for q in qs]
+        by_atom = canon.atom_order(polys)
+        for den in sorted(groups, key=lambda d: sorted(by_atom(q) for q in groups[d])):
+            quots = sorted(groups[den], key=by_atom)
             for i, q1 in enumerate(quots):
                 for q2 in quots[i + 1:]:
                     if len(out) >= _MONOTONE_MAX:
@@ -406,7 +412,9 @@ class Linearizer:
             return []
         out: list[Fact] = []
         seen: set[Mono] = set()
-        todo = sorted(products, key=P.column_key)
+        # An order that ignores the variables' names (the cap keeps the first).
+        order = canon.column_order([P.mono(m) for m in products])
+        todo = sorted(products, key=order)
         # Two rounds: the products made in the first bring new monomials
         # (c*d == 2*floordiv(c, 2)*d), which a second equality on d rewrites.
         for _ in range(2):
@@ -433,7 +441,7 @@ class Linearizer:
                             return out + made
             out += made
             todo = sorted({m for f in made for m in f.poly
-                           if len(m) > 1 or (m and m[0][1] > 1)} - seen, key=P.column_key)
+                           if len(m) > 1 or (m and m[0][1] > 1)} - seen, key=order)
         return out
 
     def _equalities(self) -> list[tuple[Fact, Fact, frozenset[Atom]]]:
@@ -506,7 +514,9 @@ class Linearizer:
         fs = self._factor.get(k)
         if fs is not None:
             return fs
-        atoms = sorted(P.atoms_of(nonlin), key=P.atom_digest)[:4]
+        # The first few atoms in an order that ignores the variables' names
+        # (the facts made must not depend on them).
+        atoms = sorted(P.atoms_of(nonlin), key=canon.atom_order([nonlin]))[:4]
         pairs: list[tuple[Poly, Poly]] = []
         for x in atoms:
             cof = _cofactor(nonlin, x)

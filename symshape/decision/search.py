@@ -10,9 +10,10 @@ columns).
 
 Branching: first a ``max(arg, 0)`` column whose value is neither 0 nor ``arg``
 (cases ``m <= 0`` / ``m <= arg``), then the first fractional column (cases
-``x <= floor(v)`` / ``x >= floor(v) + 1``).  Columns are ordered canonically, so
+``x <= floor(v)`` / ``x >= floor(v) + 1``).  Columns are ordered canonically
+(by structure, not by the variables' names: :mod:`symshape.decision.canon`), so
 the search, and its answer, do not depend on the order in which facts were
-produced.
+produced, and a renaming of the variables does not reorder them.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import math
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 
+from symshape.decision import canon
 from symshape.decision import poly as P
 from symshape.decision.certificate import (
     Fact,
@@ -80,11 +82,6 @@ def _ext_gcd(a: int, b: int) -> tuple[int, int, int]:
     return r0, u0, w0
 
 
-def column_key(m: Mono) -> tuple[int, int]:
-    """Canonical order of columns (degree, then a stable structural digest)."""
-    return P.column_key(m)
-
-
 class Search:
     """One refutation / model search over ``facts`` plus ``hyps``.
 
@@ -111,6 +108,8 @@ class Search:
         self._init_conflict: Conflict | None = None
         self._cuts_seen: dict[tuple[int, int], tuple[Fact, Fact]] = {}
         self._cut_trail: list[tuple[int, int]] = []
+        # fixed variables -> their lattice (see _lattice_split)
+        self._lattices: dict[tuple[int, ...], _Lattice] = {}
 
     # -- setup -------------------------------------------------------------------
     def _setup(self) -> None:
@@ -119,8 +118,16 @@ class Search:
             for m in f.poly:
                 if m:
                     monos.add(m)
-        for m in sorted(monos, key=column_key):
-            j = self.sx.add_var()
+        # Columns in an order that ignores the variables' names: the search
+        # branches on the first column that needs it, so a renaming must not
+        # reorder them (see symshape.decision.canon).  The roles of the
+        # variables come from the question and the constraints; the facts
+        # derived from them would only cost time here.
+        polys = [f.poly for f in self.facts if f.kind in ("hyp", "constraint", "implicit")]
+        ordered = sorted(monos, key=canon.column_order(polys))
+        first = len(self.sx.lo)
+        self.sx.add_vars(len(ordered))
+        for j, m in enumerate(ordered, first):
             self.col_of[m] = j
             self.monos.append(m)
             if len(m) == 1 and m[0][1] == 1:
@@ -150,27 +157,32 @@ class Search:
 
     def _form(self, p: Poly) -> tuple[int, int, tuple[tuple[int, int], ...], int]:
         """``p == sign*g*L + k`` with ``L`` primitive, its first coefficient positive."""
-        items = sorted((self.col_of[m], c) for m, c in p.items() if m)
-        g = math.gcd(*(c for _, c in items))
+        col_of = self.col_of
+        items = [(col_of[m], c) for m, c in p.items() if m]
+        items.sort()
+        g = math.gcd(*[c for _, c in items])
         sign = 1 if items[0][1] > 0 else -1
-        form = tuple((j, c // (sign * g)) for j, c in items)
-        return sign, g, form, P.constant(p)
+        q = sign * g
+        # most facts are primitive with a positive first coefficient: no division
+        form = tuple(items) if q == 1 else tuple([(j, c // q) for j, c in items])
+        return sign, g, form, p.get(P.ONE, 0)
 
     def _var_for(self, form: tuple[tuple[int, int], ...]) -> int:
         if len(form) == 1:
             return form[0][0]
         s = self.slack_of.get(form)
         if s is None:
-            s = self.sx.add_row(dict(form))
+            coeffs = dict(form)  # add_row only reads it: one dict serves both
+            s = self.sx.add_row(coeffs)
             self.slack_of[form] = s
-            self.form_of[s] = dict(form)
+            self.form_of[s] = coeffs
         return s
 
     def assert_fact(self, f: Fact) -> Conflict | None:
         """Assert ``f.poly >= 0`` as a bound on a column or slack."""
         p = f.poly
-        if P.is_constant(p):
-            if P.constant(p) < 0:
+        if not p or (len(p) == 1 and P.ONE in p):  # a constant
+            if p.get(P.ONE, 0) < 0:
                 return [(1, f)]
             return None
         sign, g, form, k = self._form(p)
@@ -308,11 +320,12 @@ class Search:
         return (lc, rc), build, 0
 
     def _value(self, p: Poly) -> Fraction:
-        total = Fraction(P.constant(p))
-        for m, c in p.items():
-            if m:
-                total += c * self.sx.value(self.col_of[m])
-        return total
+        # in integers over a common denominator, then one Fraction
+        col_of, parts = self.col_of, self.sx.parts
+        terms = [(c, parts(col_of[m])) for m, c in p.items() if m]
+        den = math.lcm(*[d for _, (_, d) in terms])
+        return Fraction(P.constant(p) * den + sum([c * n * (den // d) for c, (n, d) in terms]),
+                        den)
 
     def _int_value(self, p: Poly) -> int | None:
         """Value of ``p`` if every column in it is at an integer value."""
@@ -348,9 +361,11 @@ class Search:
             first = 0 if av <= 0 else 1
             return (lc, rc), build_max, first
         frac = -1
+        rows, num = sx.rows, sx.num
         for j in range(len(self.monos)):
-            n, d = sx.parts(j)
-            if n % d:
+            r = rows.get(j)
+            # non-basic columns sit at integers; a basic one is num / den
+            if r is not None and num[j] % r[0]:
                 frac = j
                 break
         if frac == -1:
@@ -384,21 +399,133 @@ class Search:
         go on forever (e.g. ``2*x - 6*y == 5``).
         """
         sx = self.sx
-        ncols = len(self.monos)
-        eqs: list[dict[int, int]] = []
-        rhs: list[int] = []
-        for v in range(len(sx.lo)):
-            lo = sx.lo[v]
-            if lo is None or lo != sx.hi[v]:
-                continue
-            eqs.append({v: 1} if v < ncols else self.form_of[v])
-            rhs.append(lo)
-        if not eqs:
+        lo_l, hi_l = sx.lo, sx.hi
+        fixed = tuple([v for v, lo in enumerate(lo_l) if lo is not None and lo == hi_l[v]])
+        if not fixed:
             return None
-        cols = sorted({j for e in eqs for j in e})
+        # The change of variables depends only on which variables are fixed
+        # (not on their values, nor on the point): the same set recurs across
+        # the nodes of a search, so it is computed once per set.  Its work is
+        # charged every time, so budgets and answers do not depend on it.
+        lat = self._lattices.get(fixed)
+        if lat is None:
+            ncols = len(self.monos)
+            eqs = [{v: 1} if v < ncols else self.form_of[v] for v in fixed]
+            cols = sorted({j for e in eqs for j in e})
+            m = len(cols)
+            self.budget.spend(len(eqs) * m * m // 4 + m)  # before the work
+            lattices = self._lattices
+            if len(lattices) >= _LATTICES_KEPT:  # bounded memory: the oldest goes
+                del lattices[next(iter(lattices))]
+            lat = lattices[fixed] = _Lattice(eqs, cols)
+        else:
+            cols = lat.cols
+            m = len(cols)
+            self.budget.spend(len(fixed) * m * m // 4 + m)
+        pos, vinv, vmat, rank = lat.pos, lat.vinv, lat.vmat, lat.rank
+        for v in range(lat.known, len(lo_l)):  # variables new to this lattice
+            if lat.step(self._eq_form(v)) > 1:
+                lat.steps.append(v)
+        lat.known = len(lo_l)
+        # The point in integers scaled by the common denominator ``scale``:
+        # exact, without a Fraction per product.
+        parts = [sx.parts(j) for j in cols]
+        scale = math.lcm(*[d for _, d in parts])
+        point = [n * (scale // d) for n, d in parts]
+
+        def as_form(i: int) -> dict[int, int]:
+            return {cols[k]: c for k, c in enumerate(vinv[i]) if c}
+
+        zs = [sum([c * x for c, x in zip(vi, point, strict=True)]) for vi in vinv]
+        for i in range(rank):  # determined by the equalities
+            if zs[i] % scale:
+                return as_form(i), Fraction(zs[i], scale)
+        # bounded forms that move in steps of g > 1 on the lattice (only the
+        # variables whose step is > 1 can, in increasing order)
+        for v in lat.steps:
+            lo, hi = lo_l[v], hi_l[v]
+            if lo is None:
+                if hi is None:
+                    continue
+            elif lo == hi:
+                continue
+            g = lat.step(self._eq_form(v))
+            form = self._eq_form(v)
+            assert form is not None
+            inside = [(pos[j], c) for j, c in form.items() if j in pos]
+            coef = [sum([c * vmat[k][i] for k, c in inside]) for i in range(m)]
+            # value = (form(x) - const) / g, with const = cz / scale and
+            # form(x) = fn / fd, in integers; one Fraction if it is returned.
+            cz = sum([coef[i] * zs[i] for i in range(rank)])
+            fn, fd = self._form_parts(form)
+            vn, vd = fn * scale - cz * fd, fd * scale * g
+            if vn % vd == 0:
+                continue
+            value = Fraction(vn, vd)
+            out: dict[int, int] = {}
+            for i in range(rank, m):
+                if coef[i]:
+                    for j, c in as_form(i).items():
+                        out[j] = out.get(j, 0) + (coef[i] // g) * c
+            for j, c in form.items():
+                if j not in pos:
+                    out[j] = out.get(j, 0) + c // g
+            out = {j: c for j, c in out.items() if c}
+            if out:
+                return out, value
+        for i in range(rank, m):  # free lattice coordinates
+            if zs[i] % scale:
+                return as_form(i), Fraction(zs[i], scale)
+        return None
+
+    def _eq_form(self, v: int) -> dict[int, int] | None:
+        """The form over columns that variable ``v`` stands for (a column is
+        itself; a slack its row), or None if unknown."""
+        if v < len(self.monos):
+            return {v: 1}
+        return self.form_of.get(v)
+
+    def _form_parts(self, form: dict[int, int]) -> tuple[int, int]:
+        """The value of ``form`` at the current point as ``(numerator,
+        denominator)`` (not reduced; denominator > 0), in exact integers."""
+        parts = [self.sx.parts(j) for j in form]
+        den = math.lcm(*[d for _, d in parts])
+        return sum([c * n * (den // d)
+                    for c, (n, d) in zip(form.values(), parts, strict=True)]), den
+
+    def _realize(self) -> Result:
+        if self.accept is None:
+            return Unknown("model (not verified)")
+        env = {}
+        for j, name in self.var_cols:
+            n, d = self.sx.parts(j)
+            env[name] = n // d
+        if self.accept(env):
+            return Model(env)
+        return Unknown("point not realizable (non-linear terms)")
+
+
+_LATTICES_KEPT = 64
+"""Lattices a search keeps (see ``Search._lattice_split``): searches of the
+benchmark corpora meet at most about 30 distinct sets of fixed variables."""
+
+
+class _Lattice:
+    """The integer lattice of the equalities of a set of fixed variables.
+
+    A unimodular change of variables ``x = V z`` (``vmat`` is ``V`` and
+    ``vinv`` is ``V^-1``, over the columns ``cols`` of the equalities) puts the
+    equalities in triangular form: ``z_0 .. z_{rank-1}`` are determined by
+    them, the others are free.  ``steps`` lists, in increasing order, the
+    variables below ``known`` whose form has a :meth:`step` > 1 (few do).
+    """
+
+    __slots__ = ("cols", "pos", "vinv", "vmat", "rank", "steps", "known")
+
+    def __init__(self, eqs: Sequence[dict[int, int]], cols: list[int]) -> None:
+        """The lattice of ``eqs`` (forms over columns), whose columns are
+        ``cols`` (sorted)."""
         m = len(cols)
-        self.budget.spend(len(eqs) * m * m // 4 + m)
-        pos = {j: i for i, j in enumerate(cols)}
         a = [[e.get(j, 0) for j in cols] for e in eqs]
         vinv = [[int(i == k) for k in range(m)] for i in range(m)]
         vmat = [[int(i == k) for k in range(m)] for i in range(m)]
@@ -424,78 +551,33 @@ class Search:
                 vinv[j] = [-w * p + u * q for p, q in zip(rp, rj, strict=True)]
             if row[piv]:
                 piv += 1
-        rank = piv
-        # The point in integers scaled by the common denominator ``scale``:
-        # exact, without a Fraction per product.
-        parts = [sx.parts(j) for j in cols]
-        scale = math.lcm(*(d for _, d in parts))
-        point = [n * (scale // d) for n, d in parts]
+        self.cols = cols
+        self.pos = {j: i for i, j in enumerate(cols)}
+        self.vinv = vinv
+        self.vmat = vmat
+        self.rank = piv
+        self.steps: list[int] = []
+        self.known = 0
 
-        def as_form(i: int) -> dict[int, int]:
-            return {cols[k]: c for k, c in enumerate(vinv[i]) if c}
-
-        zs = [sum(c * x for c, x in zip(vinv[i], point, strict=True)) for i in range(m)]
-        for i in range(rank):  # determined by the equalities
-            if zs[i] % scale:
-                return as_form(i), Fraction(zs[i], scale)
-        # bounded forms that move in steps of g > 1 on the lattice
-        for v in range(len(sx.lo)):
-            if sx.lo[v] is None and sx.hi[v] is None:
-                continue
-            if sx.lo[v] is not None and sx.lo[v] == sx.hi[v]:
-                continue
-            form = {v: 1} if v < ncols else self.form_of.get(v)
-            if form is None:
-                continue
-            inside = [(pos[j], c) for j, c in form.items() if j in pos]  # sparse
-            if not inside:
-                continue
-            # g: the gcd of the form's coefficients in the free coordinates and
-            # outside the equalities' columns; most forms give 1 at once.
-            g = 0
-            for j, c in form.items():
-                if j not in pos:
-                    g = math.gcd(g, c)
-            for i in range(rank, m):
-                if g == 1:
-                    break
-                g = math.gcd(g, sum(c * vmat[k][i] for k, c in inside))
-            if g <= 1:
-                continue
-            coef = [sum(c * vmat[k][i] for k, c in inside) for i in range(m)]
-            const = Fraction(sum(coef[i] * zs[i] for i in range(rank)), scale)
-            value = (self._form_value(form) - const) / g
-            if value.denominator == 1:
-                continue
-            out: dict[int, int] = {}
-            for i in range(rank, m):
-                if coef[i]:
-                    for j, c in as_form(i).items():
-                        out[j] = out.get(j, 0) + (coef[i] // g) * c
-            for j, c in form.items():
-                if j not in pos:
-                    out[j] = out.get(j, 0) + c // g
-            out = {j: c for j, c in out.items() if c}
-            if out:
-                return out, value
-        for i in range(rank, m):  # free lattice coordinates
-            if zs[i] % scale:
-                return as_form(i), Fraction(zs[i], scale)
-        return None
-
-    def _form_value(self, form: dict[int, int]) -> Fraction:
-        return sum((c * self.sx.value(j) for j, c in form.items()), Fraction(0))
-
-    def _realize(self) -> Result:
-        if self.accept is None:
-            return Unknown("model (not verified)")
-        env = {}
-        for j, name in self.var_cols:
-            n, d = self.sx.parts(j)
-            env[name] = n // d
-        if self.accept(env):
-            return Model(env)
-        return Unknown("point not realizable (non-linear terms)")
+    def step(self, form: dict[int, int] | None) -> int:
+        """``g``: the gcd of the coefficients of ``form`` in the free
+        coordinates and outside the equalities' columns (0 or 1: none; most
+        forms give 1 at once), which depends on the form and the lattice only."""
+        if form is None:
+            return 0
+        pos, vmat = self.pos, self.vmat
+        inside = [(pos[j], c) for j, c in form.items() if j in pos]  # sparse
+        if not inside:
+            return 0
+        g = 0
+        for j, c in form.items():
+            if j not in pos:
+                g = math.gcd(g, c)
+        for i in range(self.rank, len(self.cols)):
+            if g == 1:
+                break
+            g = math.gcd(g, sum([c * vmat[k][i] for k, c in inside]))
+        return g
 
 
-__all__ = ["Model", "Refuted", "Result", "Search", "Unknown", "column_key"]
+__all__ = ["Model", "Refuted", "Result", "Search", "Unknown"]

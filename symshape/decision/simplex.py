@@ -148,8 +148,11 @@ class Simplex:
         self.val: list[int] = []  # values of non-basic variables
         self.rows: dict[int, tuple[int, dict[int, int]]] = {}
         self.num: dict[int, int] = {}  # basic variable -> numerator of its value
-        self.col: list[set[int]] = []  # non-basic variable -> basic rows that use it
         self.trail: list[tuple[int, int, int | None, Any]] = []
+        # Basic variables that may be out of bounds: every basic variable not
+        # in it is within its bounds, so check() scans only these rows, not
+        # the whole tableau (a superset is fine; it is pruned by each scan).
+        self.dirty: set[int] = set()
 
     # -- construction ----------------------------------------------------------
     def add_var(self) -> int:
@@ -160,14 +163,32 @@ class Simplex:
         self.lo_r.append(None)
         self.hi_r.append(None)
         self.val.append(0)
-        self.col.append(set())
         return v
+
+    def add_vars(self, n: int) -> None:
+        """``n`` new non-basic variables, as :meth:`add_var` (in one go)."""
+        self.lo.extend([None] * n)
+        self.hi.extend([None] * n)
+        self.lo_r.extend([None] * n)
+        self.hi_r.extend([None] * n)
+        self.val.extend([0] * n)
 
     def add_row(self, coeffs: dict[int, int]) -> int:
         """A new basic variable equal to ``sum(coeffs[k] * x_k)``."""
         s = self.add_var()
+        rows = self.rows
+        if rows.keys().isdisjoint(coeffs):
+            # Over non-basic variables only (always so before the first
+            # pivot): the row is the coefficients, in their order, with
+            # denominator 1 (a gcd with 1 is 1: nothing to normalize).
+            row = {k: c for k, c in coeffs.items() if c}
+            rows[s] = (1, row)
+            val = self.val
+            self.num[s] = sum([c * val[k] for k, c in row.items()])
+            self.dirty.add(s)
+            return s
         den = 1
-        row: dict[int, int] = {}
+        row = {}
         for k, c in coeffs.items():
             r = self.rows.get(k)
             if r is None:
@@ -182,9 +203,9 @@ class Simplex:
         row = {k: c for k, c in row.items() if c}
         den, row = _normalize(den, row)
         self.rows[s] = (den, row)
-        for k in row:
-            self.col[k].add(s)
-        self.num[s] = sum(c * self.val[k] for k, c in row.items())
+        val = self.val
+        self.num[s] = sum([c * val[k] for k, c in row.items()])
+        self.dirty.add(s)
         return s
 
     # -- values ----------------------------------------------------------------
@@ -207,8 +228,12 @@ class Simplex:
         if not delta:
             return
         self.val[v] = x
-        for b in self.col[v]:
-            self.num[b] += self.rows[b][1][v] * delta
+        num, dirty = self.num, self.dirty
+        for b, (_, row) in self.rows.items():
+            c = row.get(v)
+            if c is not None:
+                num[b] += c * delta
+                dirty.add(b)  # its value moved
 
     # -- bounds ----------------------------------------------------------------
     def mark(self) -> int:
@@ -235,7 +260,9 @@ class Simplex:
         self.trail.append((v, 0, lo, self.lo_r[v]))
         self.lo[v] = b
         self.lo_r[v] = reason
-        if v not in self.rows and self.val[v] < b:
+        if v in self.rows:
+            self.dirty.add(v)
+        elif self.val[v] < b:
             self._set_nonbasic(v, b)
         return None
 
@@ -250,59 +277,76 @@ class Simplex:
         self.trail.append((v, 1, hi, self.hi_r[v]))
         self.hi[v] = b
         self.hi_r[v] = reason
-        if v not in self.rows and self.val[v] > b:
+        if v in self.rows:
+            self.dirty.add(v)
+        elif self.val[v] > b:
             self._set_nonbasic(v, b)
         return None
 
     # -- the algorithm ---------------------------------------------------------
     def check(self) -> Conflict | None:
         """Find values within all bounds (``None``) or explain why none exist."""
-        rows = self.rows
+        rows, num, val = self.rows, self.num, self.val
         lo, hi = self.lo, self.hi
+        dirty = self.dirty
+        budget = self.budget
         while True:
-            self.budget.spend(1 + len(rows) // 4)
+            budget.spend(1 + len(rows) // 4)
+            # Bland's rule: the smallest violated basic variable.  Rows not in
+            # ``dirty`` are within their bounds, so only those are scanned;
+            # the ones found within bounds leave the set.
             bad = -1
             below = False
-            for b, (den, _) in rows.items():
-                if bad != -1 and b > bad:
-                    continue
-                n = self.num[b]
+            violated: list[int] = []
+            for b in dirty:
+                n = num[b]
+                den = rows[b][0]
                 lb = lo[b]
                 if lb is not None and n < lb * den:
-                    bad, below = b, True
+                    violated.append(b)
+                    if bad == -1 or b < bad:
+                        bad, below = b, True
                     continue
                 ub = hi[b]
                 if ub is not None and n > ub * den:
-                    bad, below = b, False
+                    violated.append(b)
+                    if bad == -1 or b < bad:
+                        bad, below = b, False
+            dirty.clear()
             if bad == -1:
                 return None
+            dirty.update(violated)
             den, row = rows[bad]
+            # Bland's rule: the smallest non-basic variable that can move
             enter = -1
             for k, c in row.items():
                 if enter != -1 and k > enter:
                     continue
                 if (c > 0) == below:
-                    ok = hi[k] is None or self.val[k] < hi[k]  # type: ignore[operator]
+                    ub = hi[k]
+                    ok = ub is None or val[k] < ub
                 else:
-                    ok = lo[k] is None or self.val[k] > lo[k]  # type: ignore[operator]
+                    lb = lo[k]
+                    ok = lb is None or val[k] > lb
                 if ok:
                     enter = k
             if enter == -1:
                 return self._explain(bad, below)
             target = lo[bad] if below else hi[bad]
             assert target is not None
-            self.budget.pivots += 1
+            budget.pivots += 1
             # Work grows with the size of the numbers, not only their count:
             # charge rows of huge coefficients (they can have thousands of
             # digits) per 64 bits, so the budget also bounds big arithmetic.
-            bits = (den * max(abs(c) for c in row.values())).bit_length()
-            self.budget.spend((2 + len(self.rows) // 8
-                               + len(self.col[enter]) * (2 + len(row))) * (1 + bits // 64))
-            touched = self._pivot(bad, enter)
-            self.val[bad] = target
-            val = self.val
-            for b in touched:
-                self.num[b] = sum(c * val[k] for k, c in rows[b][1].items())
+            bits = (den * max(map(abs, row.values()))).bit_length()
+            # the rows that use ``enter`` (``bad`` among them); found by a
+            # scan of the rows: cheaper than keeping an index of the columns
+            # up to date through every fill-in and cancellation of a pivot
+            users = [r for r, rr in rows.items() if enter in rr[1]]
+            budget.spend((2 + len(rows) // 8
+                          + len(users) * (2 + len(row))) * (1 + bits // 64))
+            users.remove(bad)
+            self._pivot(bad, enter, target, users)
 
     def _explain(self, b: int, below: bool) -> Conflict:
         den, row = self.rows[b]
@@ -314,45 +358,77 @@ class Simplex:
                 out.append((abs(c), self.lo_r[k]))
         return out
 
-    def _pivot(self, b: int, j: int) -> list[int]:
-        """Make ``j`` basic and ``b`` non-basic; the rows whose value changed."""
-        rows, col = self.rows, self.col
+    def _pivot(self, b: int, j: int, target: int, users: list[int]) -> None:
+        """Make ``j`` basic and ``b`` non-basic at value ``target``; ``users``
+        are the other rows that use ``j``.
+
+        The values of the rows that change are updated exactly from their old
+        numerators (no re-summing of rows), and those rows become dirty.
+        """
+        rows, num, val = self.rows, self.num, self.val
+        dirty = self.dirty
+        gcd = math.gcd
         den_b, row_b = rows.pop(b)
-        del self.num[b]
+        del num[b]
+        dirty.discard(b)
         a = row_b[j]
-        for k in row_b:
-            col[k].discard(b)
-        # a * x_j = den_b * x_b - sum_{k != j} row_b[k] * x_k
-        new = {k: -c for k, c in row_b.items() if k != j}
-        new[b] = den_b
-        d = a
-        if d < 0:
-            d = -d
-            new = {k: -c for k, c in new.items()}
-        d, new = _normalize(d, new)
-        users = col[j]
-        col[j] = set()
-        for k in new:
-            col[k].add(j)
+        # a * x_j = den_b * x_b - sum_{k != j} row_b[k] * x_k, written with
+        # d = |a| > 0 (the row keeps row_b's order, then b: conflicts list
+        # their reasons in row order, so the order is part of the answer).
+        if a > 0:
+            new = {k: -c for k, c in row_b.items() if k != j}
+            new[b] = den_b
+            d = a
+        else:
+            new = {k: c for k, c in row_b.items() if k != j}
+            new[b] = -den_b
+            d = -a
+        if d != 1:
+            d, new = _normalize(d, new)
+        val_j = val[j]
+        val[b] = target
+        # s_j = d * x_j at the new point (b now sits at ``target``)
+        s_j = sum([v * val[k] for k, v in new.items()])
+        new_items = new.items()
         for r in users:
             den_r, row_r = rows[r]
             c = row_r.pop(j)
-            if d != 1:
-                row_r = {k: v * d for k, v in row_r.items()}
-            for k, v in new.items():
-                nv = row_r.get(k, 0) + c * v
-                if nv:
-                    if k not in row_r:
-                        col[k].add(r)
-                    row_r[k] = nv
-                elif k in row_r:
-                    del row_r[k]
-                    col[k].discard(r)
-            rows[r] = _normalize(den_r * d, row_r)
+            # den_r * x_r = sum(row_r) + c * x_j, and d * x_j = sum(new):
+            # d * den_r * x_r = d * sum(row_r) + c * sum(new), divided at once
+            # by h = gcd(d, c): den * x_r = e * sum(row_r) + f * sum(new).
+            if d == 1:
+                e, f, den = 1, c, den_r
+            else:
+                h = gcd(d, c)
+                e, f = d // h, c // h
+                den = den_r * e
+            n = e * (num[r] - c * val_j) + f * s_j
+            if e != 1:
+                for k in row_r:
+                    row_r[k] *= e
+            for k, v in new_items:
+                if k in row_r:
+                    old = row_r[k] + f * v
+                    if old:
+                        row_r[k] = old
+                    else:
+                        del row_r[k]
+                else:
+                    row_r[k] = f * v  # f and v are non-zero
+            if den != 1:
+                g = gcd(den, *row_r.values())
+                if g > 1:
+                    den //= g
+                    n //= g
+                    for k in row_r:
+                        row_r[k] //= g
+            if den != den_r:
+                rows[r] = (den, row_r)  # else the tuple already holds row_r, updated in place
+            num[r] = n
         rows[j] = (d, new)
-        touched = list(users)
-        touched.append(j)
-        return touched
+        num[j] = s_j
+        dirty.update(users)
+        dirty.add(j)
 
 
 __all__ = ["Budget", "BudgetExceeded", "Conflict", "Simplex"]

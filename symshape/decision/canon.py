@@ -1,0 +1,175 @@
+"""An order of a problem's monomials that does not depend on variable names.
+
+The search (``symshape.decision.search``) adds one simplex column per
+monomial and branches on the first column that needs it, so the order of the
+columns steers the whole search.  Ordered by digests of the names, renaming
+the variables of a claim reorders its columns, and a claim proved within the
+work budget under one naming could run out of it under another: an answer
+that depended on the names.  The same holds wherever the decision procedure
+keeps only the first few of something (the atoms that get product facts in
+``linearize``, the variables nudged in the valuation pool) and for the values
+the pool gives to free variables (``engine``): all of them use the orders
+and colours defined here.
+
+Here each variable gets a *colour* from its place in the problem alone, by
+colour refinement (the Weisfeiler-Leman procedure): start with one colour for
+all variables, then colour each variable by the facts, terms and atoms it
+occurs in, described with the colours of the previous round, until the
+colouring stops splitting.  Monomials are ordered by their degree and by a
+digest built from colours instead of names; only monomials the refinement
+cannot tell apart (variables in symmetric places) fall back to the name
+digests, and swapping those is (almost always) a symmetry of the problem.
+
+Digests are tuples of ints hashed with Python's tuple hash, which does not
+depend on the process's string-hash seed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from symshape.decision import poly as P
+from symshape.expr import Atom, DimExpr, FloorDiv, Max0, Mono, Var, atom_children, fold_atoms
+
+#: rounds of refinement at most (each round splits colours or ends it)
+MAX_ROUNDS = 4
+
+
+class _Digests:
+    """Structural digests of atoms, monomials and polynomials, given colours
+    of the variables (memoized; one instance per round)."""
+
+    def __init__(self, colors: dict[str, int]) -> None:
+        self.colors = colors
+        self.atoms: dict[Atom, int] = {}
+        self.monos: dict[Mono, int] = {}
+
+    def atom(self, a: Atom) -> int:
+        d = self.atoms.get(a)
+        if d is not None:
+            return d
+        # Iterative over the nesting (deep atoms cannot exhaust the stack).
+        stack: list[Atom] = [a]
+        while stack:
+            x = stack[-1]
+            if x in self.atoms:
+                stack.pop()
+                continue
+            if type(x) is Var:
+                self.atoms[x] = hash((1, self.colors.get(x.name, 0)))
+                stack.pop()
+                continue
+            pending = [b for o in x.operands if isinstance(o, DimExpr)
+                       for m in o.terms for b, _ in m if b not in self.atoms]
+            if pending:
+                stack.extend(pending)
+                continue
+            tag = 2 if type(x) is FloorDiv else 3
+            assert type(x) in (FloorDiv, Max0)
+            self.atoms[x] = hash((tag,) + tuple(self.operand(o) for o in x.operands))
+            stack.pop()
+        return self.atoms[a]
+
+    def operand(self, o: DimExpr | int) -> int:
+        if isinstance(o, int):
+            return hash((0, o))
+        return self.poly(o.terms)
+
+    def mono(self, m: Mono) -> int:
+        d = self.monos.get(m)
+        if d is None:
+            d = self.monos[m] = hash(tuple(sorted((self.atom(a), k) for a, k in m)))
+        return d
+
+    def poly(self, p: Any) -> int:
+        return hash(tuple(sorted((self.mono(m), c) for m, c in p.items())))
+
+
+# Where a variable occurs directly: as a factor of monomial ``m`` with
+# coefficient ``c``, either in fact number ``i`` (``parent`` None) or in
+# operand number ``i`` of the atom ``parent``.
+_Place = tuple[Atom | None, int, Mono, int]
+
+
+def _places(polys: Sequence[P.Poly]) -> dict[str, list[_Place]]:
+    """The direct occurrences of every variable of ``polys`` (each atom's
+    operands visited once: linear in the size of the problem)."""
+    out: dict[str, list[_Place]] = {}
+    seen: set[Atom] = set()
+    todo: list[Atom] = []
+
+    def visit(parent: Atom | None, i: int, terms: Any) -> None:
+        for m, c in terms.items():
+            for a, _ in m:
+                if type(a) is Var:
+                    out.setdefault(a.name, []).append((parent, i, m, c))
+                elif a not in seen:
+                    seen.add(a)
+                    todo.append(a)
+
+    for i, p in enumerate(polys):
+        visit(None, i, p)
+    while todo:
+        a = todo.pop()
+        for k, o in enumerate(a.operands):
+            if isinstance(o, DimExpr):
+                visit(a, k, o.terms)
+    return out
+
+
+def variable_colors(polys: Sequence[P.Poly], rounds: int = MAX_ROUNDS) -> dict[str, int]:
+    """Colours of the variables of ``polys`` that depend only on the structure
+    of the problem (a renaming of the variables renames the keys, nothing
+    else), after at most ``rounds`` rounds of refinement."""
+    places = _places(polys)
+    colors = dict.fromkeys(places, 0)
+    n_classes = 1
+    for _ in range(rounds):
+        dg = _Digests(colors)
+        poly_d = [dg.poly(p) for p in polys]
+        new = {}
+        for name, where in places.items():
+            sig = sorted((poly_d[i] if parent is None else dg.atom(parent),
+                          -1 if parent is None else i,
+                          dg.mono(m), c) for parent, i, m, c in where)
+            new[name] = hash((colors[name], tuple(sig)))
+        k = len(set(new.values()))
+        colors = new
+        if k == n_classes or k == len(colors):
+            break  # stable, or every variable told apart
+        n_classes = k
+    return colors
+
+
+def column_order(polys: Sequence[P.Poly]) -> Callable[[Mono], tuple[int, int, int, int]]:
+    """A sort key for monomials, with the variables coloured by their places
+    in ``polys``: degree; then the deepest atoms first (the search branches on
+    the first fractional column, and a quotient such as ``floordiv(c, 56)``
+    settles more than its numerator ``c`` does); then a digest built from the
+    colours; then (only to break the remaining ties) the name-based digest
+    of :func:`symshape.decision.poly.column_key`."""
+    dg = _Digests(variable_colors(polys))
+    depths: dict[Atom, int] = {}
+
+    def depth(a: Atom) -> int:
+        return fold_atoms(a, depths, lambda x: 1 + max(
+            (depths[b] for b in atom_children(x)), default=-1) if type(x) is not Var else 0)
+
+    def key(m: Mono) -> tuple[int, int, int, int]:
+        degree, named = P.column_key(m)
+        return degree, -max(depth(a) for a, _ in m), dg.mono(m), named
+    return key
+
+
+def atom_order(polys: Sequence[P.Poly]) -> Callable[[Atom], tuple[int, int]]:
+    """A sort key for the atoms of ``polys``: a digest built from the
+    variables' colours, then the name-based digest (to break ties)."""
+    dg = _Digests(variable_colors(polys))
+
+    def key(a: Atom) -> tuple[int, int]:
+        return dg.atom(a), P.atom_digest(a)
+    return key
+
+
+__all__ = ["atom_order", "column_order", "variable_colors"]

@@ -1,0 +1,76 @@
+"""Orders and colours that ignore the variables' names (symshape.decision.canon)."""
+
+from __future__ import annotations
+
+from exprgen import Tree, render
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from symshape import SymbolicScope
+from symshape.decision import canon
+from symshape.decision.prove import claim_links
+
+NAMES = ("a", "b", "c", "d")
+RENAME = {"a": "q", "b": "p", "c": "z", "d": "e"}  # reverses the alphabetical order
+
+
+def _renamed(t: Tree) -> Tree:
+    if t[0] == "var":
+        return ("var", RENAME[t[1]])
+    if t[0] == "int":
+        return t
+    return (t[0], _renamed(t[1]), _renamed(t[2]))
+
+
+# Polynomials only: canonical forms of floordiv, mod, max and min pick roles
+# by the order of the variables (max(x, y) is y + max(x - y, 0)), so a renamed
+# claim with them may be another polynomial, and nothing is to compare.
+polynomials = st.recursive(
+    st.one_of(st.sampled_from(NAMES).map(lambda v: ("var", v)),
+              st.integers(-6, 6).map(lambda n: ("int", n))),
+    lambda children: st.tuples(st.sampled_from(("add", "sub", "mul")), children, children),
+    max_leaves=6)
+
+
+def _polys(claim: str) -> list:
+    links, _ = claim_links(claim, SymbolicScope())
+    return [d for _, d, _ in links]
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(polynomials, polynomials)
+def test_colours_and_column_order_follow_a_renaming(lhs: Tree, rhs: Tree) -> None:
+    polys = _polys(f"{render(lhs)} >= {render(rhs)}")
+    renamed = _polys(f"{render(_renamed(lhs))} >= {render(_renamed(rhs))}")
+    colors, colors2 = canon.variable_colors(polys), canon.variable_colors(renamed)
+    assert {RENAME[n]: c for n, c in colors.items()} == colors2
+    # Monomials told apart by the colours come in the same order.
+    key, key2 = canon.column_order(polys), canon.column_order(renamed)
+    order = [key(m)[:2] for m in sorted({m for p in polys for m in p if m}, key=key)]
+    order2 = [key2(m)[:2] for m in sorted({m for p in renamed for m in p if m}, key=key2)]
+    assert order == order2
+
+
+def test_colours_follow_a_renaming_through_atoms() -> None:
+    for claim, renamed in [("floordiv(a, b) - 1 < mod(floordiv(a, b), b + 2)",
+                            "floordiv(q, p) - 1 < mod(floordiv(q, p), p + 2)"),
+                           ("-1 >= mod(floordiv(a, b), a)", "-1 >= mod(floordiv(q, p), q)")]:
+        colors = canon.variable_colors(_polys(claim))
+        colors2 = canon.variable_colors(_polys(renamed))
+        assert {RENAME[n]: c for n, c in colors.items()} == colors2
+
+
+def test_colours_tell_apart_variables_in_different_places() -> None:
+    colors = canon.variable_colors(_polys("a - 2*floordiv(a, b) >= c"))
+    assert len(set(colors.values())) == 3
+    # Variables in symmetric places share a colour (any order of them is a symmetry).
+    colors = canon.variable_colors(_polys("a*b >= a + b + c"))
+    assert colors["a"] == colors["b"] != colors["c"]
+
+
+def test_colours_need_no_recursion_for_deep_nests() -> None:
+    text = "a"
+    for k in range(300):
+        text = f"max({text}, b + {k})"
+    colors = canon.variable_colors(_polys(f"{text} >= a"))
+    assert set(colors) == {"a", "b"}

@@ -112,6 +112,19 @@ def build(t: Tree, scope: symshape.SymbolicScope) -> Any:
     return build_with(t, scope.var, _OPS)
 
 
+# A renaming of the variables a-d that reverses their alphabetical order.
+REVERSING_RENAME = {"a": "q", "b": "p", "c": "z", "d": "e"}
+
+
+def renamed_tree(t: Tree, mapping: Mapping[str, str] = REVERSING_RENAME) -> Tree:
+    """``t`` with every variable renamed by ``mapping``."""
+    if t[0] == "var":
+        return ("var", mapping[t[1]])
+    if t[0] == "int":
+        return t
+    return (t[0], renamed_tree(t[1], mapping), renamed_tree(t[2], mapping))
+
+
 def render(t: Tree) -> str:
     """Text of ``t`` in the spec grammar (function forms, full parentheses)."""
     kind = t[0]

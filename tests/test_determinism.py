@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from exprgen import Tree, build, render, trees
+from exprgen import REVERSING_RENAME, Tree, build, renamed_tree, render, trees
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -104,15 +104,7 @@ def test_answers_do_not_depend_on_the_history(constraints: tuple[str, ...],
         assert answer(step, shared) == answer(step, SymbolicScope(constraints)), step
 
 
-RENAME = {"a": "q", "b": "p", "c": "z", "d": "e"}  # reverses the alphabetical order
-
-
-def _renamed_tree(t: Tree) -> Tree:
-    if t[0] == "var":
-        return ("var", RENAME[t[1]])
-    if t[0] == "int":
-        return t
-    return (t[0], _renamed_tree(t[1]), _renamed_tree(t[2]))
+RENAME = REVERSING_RENAME
 
 
 def _rename_constraint(text: str) -> str:
@@ -127,7 +119,7 @@ def test_renaming_variables_changes_no_verdict(constraints: tuple[str, ...],
                                                 question: Question) -> None:
     op, lt, rt = question
     claim = f"{render(lt)} {op} {render(rt)}"
-    renamed = f"{render(_renamed_tree(lt))} {op} {render(_renamed_tree(rt))}"
+    renamed = f"{render(renamed_tree(lt))} {op} {render(renamed_tree(rt))}"
     try:
         v = symshape.prove(claim, constraints=constraints)
     except SymshapeError as err:

@@ -118,6 +118,18 @@ def _places(polys: Sequence[P.Poly]) -> dict[str, list[_Place]]:
     return out
 
 
+def place_colors(polys: Sequence[P.Poly]) -> dict[str, int]:
+    """Cheap colours from each variable's direct places alone (the kind of
+    atom or fact it sits in, the operand, its coefficient and the size of its
+    monomial): no digests of atoms, no refinement.  What the valuation pool
+    needs to give different variables different values."""
+    return {name: hash(tuple(sorted(
+        (-1 if parent is None else 2 if type(parent) is FloorDiv else 3,
+         -1 if parent is None else i, c, len(m), sum(k for _, k in m))
+        for parent, i, m, c in where)))
+        for name, where in _places(polys).items()}
+
+
 def variable_colors(polys: Sequence[P.Poly], rounds: int = MAX_ROUNDS) -> dict[str, int]:
     """Colours of the variables of ``polys`` that depend only on the structure
     of the problem (a renaming of the variables renames the keys, nothing
@@ -148,8 +160,10 @@ def column_order(polys: Sequence[P.Poly]) -> Callable[[Mono], tuple[int, int, in
     the first fractional column, and a quotient such as ``floordiv(c, 56)``
     settles more than its numerator ``c`` does); then a digest built from the
     colours; then (only to break the remaining ties) the name-based digest
-    of :func:`symshape.decision.poly.column_key`."""
-    dg = _Digests(variable_colors(polys))
+    of :func:`symshape.decision.poly.column_key`.  One round of refinement:
+    the search sets up a tableau for every hypothesis set, and the first
+    round already tells apart the variables of a question's roles."""
+    dg = _Digests(variable_colors(polys, rounds=1))
     depths: dict[Atom, int] = {}
 
     def depth(a: Atom) -> int:
@@ -172,4 +186,4 @@ def atom_order(polys: Sequence[P.Poly]) -> Callable[[Atom], tuple[int, int]]:
     return key
 
 
-__all__ = ["atom_order", "column_order", "variable_colors"]
+__all__ = ["atom_order", "column_order", "place_colors", "variable_colors"]

@@ -202,8 +202,7 @@ class Pool:
         if len(free) <= 1 and not any(type(a) is not Var for p in polys for m in p
                                       for a, _ in m):
             return self
-        # One round of refinement tells apart what a sample needs to.
-        return Pool(self.points, self._sub, canon.variable_colors(list(polys), rounds=1))
+        return Pool(self.points, self._sub, canon.place_colors(polys))
 
     def point(self, i: int) -> Point:
         """Point ``i`` with the values of the question's free variables

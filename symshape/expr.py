@@ -707,7 +707,18 @@ class DimExpr:
             e._terms = out
             e._scope = scope
             e._hash = -1
-            e._lead = _sum_lead(self, other, out)
+            # _sum_lead inlined for the common case where both leads are known
+            l1 = self._lead
+            l2 = other._lead
+            if l1 is not None and l2 is not None:
+                k1 = l1[0]
+                k2 = l2[0]
+                if k1 is k2 or k1 == k2:
+                    e._lead = l1 if l1[1] in out else None
+                else:
+                    e._lead = l1 if k1 < k2 else l2
+            else:
+                e._lead = _sum_lead(self, other, out)
             return e
         if type(other) is int:
             out = self._terms.copy()
@@ -1472,6 +1483,68 @@ def substitute(e: DimExpr | int, env: Mapping[str, DimExpr | int],
     return rec(e)
 
 
+class ScopeCopier:
+    """Copies expressions of one scope into another, unchanged.
+
+    The copy has the same terms over the same variables; each ``floordiv``
+    and ``max`` atom is interned in the target scope with copied operands.
+    No rule of the target scope is applied: the expressions are already in
+    the canonical form of a scope with the same facts (this is how a scope
+    reuses the constraints another scope with the same texts normalized, see
+    ``symshape.scope``).  One copier keeps one atom map, so shared
+    sub-expressions stay shared.
+    """
+
+    def __init__(self, target: AlgebraScope) -> None:
+        self.target = target
+        self.atoms: dict[Atom, Atom] = {}
+
+    def expr(self, e: DimExpr | int) -> DimExpr | int:
+        """``e`` as an expression of the target scope."""
+        if type(e) is int:
+            return e
+        assert isinstance(e, DimExpr)
+        terms = e._terms
+        for m in terms:
+            for a, _ in m:
+                if type(a) is not Var:
+                    # rebuild the term map only when an atom must be copied
+                    terms = {self.mono(m2): c for m2, c in terms.items()}
+                    break
+            else:
+                continue
+            break
+        return DimExpr(terms, self.target)
+
+    def mono(self, m: Mono) -> Mono:
+        """``m`` with its compound atoms copied (atom order is kept: a copied
+        atom has the sort key of the original)."""
+        for a, _ in m:
+            if type(a) is not Var:
+                return mono_of(tuple((self.atom(b), k) for b, k in m))
+        return m
+
+    def atom(self, a: Atom) -> Atom:
+        """``a`` as an atom of the target scope."""
+        if type(a) is Var:
+            return a
+        return fold_atoms(a, self.atoms, self._copy_atom)
+
+    def _copy_atom(self, a: Atom) -> Atom:
+        if type(a) is Var:
+            return a
+        if type(a) is FloorDiv:
+            new: Atom = make_floordiv_atom(self.expr(a.num), self.expr(a.den), self.target)
+        else:
+            assert type(a) is Max0
+            arg = self.expr(a.arg)
+            assert isinstance(arg, DimExpr)
+            new = make_max0_atom(arg, self.target)
+        if new._key is None:
+            new._key = a._key  # structural: the same for the copy
+        return new
+
+
 def comparison_difference(op: str, lhs: DimLike, rhs: DimLike) -> tuple[str, DimExpr | int]:
     """``lhs op rhs`` as ``d >= 0``, ``d == 0`` or ``d != 0``: the kind (``">="``,
     ``"=="`` or ``"!="``) and ``d``, over the integers (``a > b`` is
@@ -1495,6 +1568,7 @@ def is_symbolic_dim(x: Any) -> bool:
 
 
 __all__ = [
+    "ScopeCopier",
     "Atom", "DimExpr", "FloorDiv", "Max0", "Mono", "Terms", "Var", "add_into", "atom_mono",
     "check_dim",
     "comparison_difference",

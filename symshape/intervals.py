@@ -15,7 +15,19 @@ import math
 from typing import Any
 
 from symshape.errors import UnsatisfiableConstraintsError
-from symshape.expr import _ONE, Atom, DimExpr, FloorDiv, Max0, Mono, Terms, Var, atom_mono, make_var
+from symshape.expr import (
+    _ONE,
+    Atom,
+    DimExpr,
+    FloorDiv,
+    Max0,
+    Mono,
+    ScopeCopier,
+    Terms,
+    Var,
+    atom_mono,
+    make_var,
+)
 from symshape.rules import ConstraintRules
 
 Bound = float | int  # ints, or -math.inf / math.inf
@@ -55,6 +67,11 @@ class IntervalBounds(ConstraintRules):
         interval propagation (None when there is none)."""
         hi = self._factor_interval(make_var(name))[1]
         return int(hi) if math.isfinite(hi) else None
+
+    def _copy_bounds_from(self, src: IntervalBounds, cp: ScopeCopier) -> None:
+        """Take the propagated monomial bounds of ``src`` (a scope built from
+        the same texts), copied into this scope."""
+        self._mono_bounds = {cp.mono(m): b for m, b in src._mono_bounds.items()}
 
     def _propagate_bounds(self) -> None:
         """Tighten monomial bounds from the linear structure of the facts.

@@ -22,6 +22,7 @@ from symshape.expr import (
     DimExpr,
     FloorDiv,
     Mono,
+    ScopeCopier,
     Terms,
     Var,
     comparison_difference,
@@ -151,6 +152,17 @@ class ConstraintRules:
             if self._initialized:
                 self._divisible = d
         return d
+
+    def _copy_rules_from(self, src: ConstraintRules, cp: ScopeCopier) -> None:
+        """Take the constraints, implicit facts and rewrite rules of ``src``
+        (a scope built from the same texts), copied into this scope."""
+        e = cp.expr
+        self._constraints = [Constraint(c.text, c.op, e(c.lhs), e(c.rhs), e(c.diff))
+                             for c in src._constraints]
+        self._implicit = [(e(f), why) for f, why in src._implicit]
+        self._var_rules = {name: e(rhs) for name, rhs in src._var_rules.items()}
+        self._term_rules = {cp.mono(m): (k, e(rhs)) for m, (k, rhs) in src._term_rules.items()}
+        self.rewrites_terms = src.rewrites_terms
 
     def _add_constraint_text(self, text: str) -> None:
         for op, lhs, rhs in parse_comparison_in_scope(text, self._whole):

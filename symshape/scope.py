@@ -30,6 +30,7 @@ from symshape.expr import (
     DimExpr,
     FloorDiv,
     Mono,
+    ScopeCopier,
     Terms,
     Var,
     _as_int,
@@ -118,20 +119,33 @@ class SymbolicScope(IntervalBounds):
         # (op, x, other) -> decided bool, or the inconclusive message
         self._cmp_cache: dict[tuple[str, DimExpr, Any], bool | str] = {}
         self._initialized = False
-        texts = list(constraints)
+        texts = tuple(constraints)
         for text in texts:
             if not isinstance(text, str):
                 raise SymshapeError(f"a constraint must be a string, got {text!r}")
-            self._add_constraint_text(text)
-        self._propagate_bounds()
+        template = _TEMPLATES.get(texts) if texts else None
+        if template is not None:
+            self._copy_facts_from(template)
+        else:
+            for text in texts:
+                self._add_constraint_text(text)
+            self._propagate_bounds()
         self._initialized = True
         # Results cached while the constraints loaded used partial knowledge.
         self.division_memo.clear()
         self._interval_cache.clear()
         self._ones_memo.clear()
         self._ones_valid = None
-        if self._constraints:
+        if self._constraints and template is None:
             self._check_satisfiable()
+            _seen(texts, self)
+
+    def _copy_facts_from(self, src: SymbolicScope) -> None:
+        """Take the fixed facts of ``src``, a scope built from the same
+        constraint texts, copied into this scope (see ``_TEMPLATES``)."""
+        cp = ScopeCopier(self)
+        self._copy_rules_from(src, cp)
+        self._copy_bounds_from(src, cp)
 
     # -- public view ------------------------------------------------------------
     @property
@@ -463,6 +477,42 @@ class SymbolicScope(IntervalBounds):
                        ) -> tuple[DimExpr | int, ...]:
         """Parse ``spec`` in this scope (see :func:`symshape.symbolic_shape`)."""
         return shape_in_scope(spec, self, like)
+
+
+# The facts of a scope depend on its constraint texts alone, so a scope built
+# from texts seen before copies what an earlier scope with those texts derived
+# (normalized constraints, rewrite rules, propagated bounds; the check that they
+# are satisfiable) instead of deriving it again: real tracing builds a fresh
+# scope per export, from the same texts every time.  The copies come from a
+# private scope per list of texts (a scope a user holds would be kept alive by
+# the table), made the second time the texts are seen, so that a one-off scope
+# pays nothing for it.  The _TEMPLATES_MAX most recent lists are kept.
+_TEMPLATES: dict[tuple[str, ...], SymbolicScope] = {}
+_SEEN_ONCE: dict[tuple[str, ...], None] = {}
+_TEMPLATES_MAX = 64
+_TEMPLATES_LOCK = threading.Lock()
+
+
+def _seen(texts: tuple[str, ...], scope: SymbolicScope) -> None:
+    """Note that ``scope`` was just built from ``texts`` and found
+    satisfiable; the second time, keep a private copy of its fixed facts for
+    later scopes with the same texts."""
+    with _TEMPLATES_LOCK:
+        if texts not in _SEEN_ONCE:
+            _SEEN_ONCE[texts] = None
+            _evict(_SEEN_ONCE, 4 * _TEMPLATES_MAX)
+            return
+    template = SymbolicScope()
+    template._copy_facts_from(scope)
+    with _TEMPLATES_LOCK:
+        _TEMPLATES[texts] = template
+        _evict(_TEMPLATES, _TEMPLATES_MAX)
+
+
+def _evict(table: dict[tuple[str, ...], Any], n: int) -> None:
+    """Drop the oldest entries of ``table`` beyond ``n``."""
+    while len(table) > n:
+        del table[next(iter(table))]
 
 
 def resolve_scope(constraints: Iterable[str], scope: SymbolicScope | None) -> SymbolicScope:

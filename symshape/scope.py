@@ -123,7 +123,11 @@ class SymbolicScope(IntervalBounds):
         for text in texts:
             if not isinstance(text, str):
                 raise SymshapeError(f"a constraint must be a string, got {text!r}")
-        template = _TEMPLATES.get(texts) if texts else None
+        template = _template(texts) if texts else None
+        # What derives from the constraints alone and names no atom of the
+        # scope (the decision procedure's valuation pool): shared by every
+        # scope built from the same texts once a template exists.
+        self._derived: dict[str, Any] = {} if template is None else template._derived
         if template is not None:
             self._copy_facts_from(template)
         else:
@@ -146,6 +150,14 @@ class SymbolicScope(IntervalBounds):
         cp = ScopeCopier(self)
         self._copy_rules_from(src, cp)
         self._copy_bounds_from(src, cp)
+
+    @property
+    def shared_derivations(self) -> dict[str, Any]:
+        """A table for what the layers above derive from the constraints alone
+        without naming this scope's atoms (the decision procedure keeps its
+        valuation pool here).  Scopes built from the same constraint texts
+        may share it: write only values that depend on the texts alone."""
+        return self._derived
 
     # -- public view ------------------------------------------------------------
     @property
@@ -486,10 +498,11 @@ class SymbolicScope(IntervalBounds):
 # scope per export, from the same texts every time.  The copies come from a
 # private scope per list of texts (a scope a user holds would be kept alive by
 # the table), made the second time the texts are seen, so that a one-off scope
-# pays nothing for it.  The _TEMPLATES_MAX most recent lists are kept.
+# pays nothing for it.  The _TEMPLATES_MAX most recently used lists are kept
+# (about 9 KB each with 6 constraints).
 _TEMPLATES: dict[tuple[str, ...], SymbolicScope] = {}
 _SEEN_ONCE: dict[tuple[str, ...], None] = {}
-_TEMPLATES_MAX = 64
+_TEMPLATES_MAX = 256
 _TEMPLATES_LOCK = threading.Lock()
 
 
@@ -504,9 +517,20 @@ def _seen(texts: tuple[str, ...], scope: SymbolicScope) -> None:
             return
     template = SymbolicScope()
     template._copy_facts_from(scope)
+    template._derived = scope._derived
     with _TEMPLATES_LOCK:
         _TEMPLATES[texts] = template
         _evict(_TEMPLATES, _TEMPLATES_MAX)
+
+
+def _template(texts: tuple[str, ...]) -> SymbolicScope | None:
+    """The template for ``texts``, if one is kept (then the most recently used)."""
+    template = _TEMPLATES.get(texts)
+    if template is not None:
+        with _TEMPLATES_LOCK:
+            if texts in _TEMPLATES:
+                _TEMPLATES[texts] = _TEMPLATES.pop(texts)
+    return template
 
 
 def _evict(table: dict[tuple[str, ...], Any], n: int) -> None:

@@ -73,22 +73,32 @@ def answer(q: tuple[str, Tree, Tree], s: SymbolicScope) -> Any:
        st.lists(questions, min_size=1, max_size=3))
 def test_a_copied_scope_answers_as_a_scope_built_from_scratch(
         constraints: tuple[str, ...], qs: list[tuple[str, Tree, Tree]]) -> None:
-    scope_module._TEMPLATES.clear()
-    scope_module._SEEN_ONCE.clear()
+    clear_templates()
     build_scope(constraints)  # the first sight: derives everything, keeps no template
     assert constraints not in scope_module._TEMPLATES
-    scratch = build_scope(constraints)  # derives everything again, then keeps a template
-    if isinstance(scratch, str):
+    second = build_scope(constraints)  # derives everything again, then keeps a template
+    if isinstance(second, str):
         assert constraints not in scope_module._TEMPLATES
-        assert build_scope(constraints) == scratch  # the same error again
+        assert build_scope(constraints) == second  # the same error again
         return
     # (texts that are all trivially true leave nothing to copy)
-    assert (constraints in scope_module._TEMPLATES) == bool(scratch.constraints)
+    assert (constraints in scope_module._TEMPLATES) == bool(second.constraints)
     copied = build_scope(constraints)
-    assert isinstance(copied, SymbolicScope) and copied is not scratch
+    assert isinstance(copied, SymbolicScope) and copied is not second
+    copied_answers = [answer(q, copied) for q in qs]  # the copy derives the shared pool
+    clear_templates()
+    scratch = build_scope(constraints)  # shares nothing with the copy
+    assert isinstance(scratch, SymbolicScope)
+    assert scratch.shared_derivations is not copied.shared_derivations
     assert facts_of(copied) == facts_of(scratch)
-    for q in qs:
-        assert answer(q, copied) == answer(q, scratch), q
+    for q, got in zip(qs, copied_answers, strict=True):
+        assert got == answer(q, scratch), q
+    assert facts_of(second) == facts_of(scratch)
+
+
+def clear_templates() -> None:
+    scope_module._TEMPLATES.clear()
+    scope_module._SEEN_ONCE.clear()
 
 
 def test_a_copy_has_expressions_of_its_own() -> None:
@@ -109,11 +119,12 @@ def test_a_copy_has_expressions_of_its_own() -> None:
 
 
 def test_the_template_table_keeps_no_user_scope_alive_and_is_bounded() -> None:
-    texts = [(f"a >= {k}", f"mod(b, {k + 1}) == 0") for k in range(2, 2 + 2 * 64 + 5)]
+    n = scope_module._TEMPLATES_MAX
+    texts = [(f"a >= {k}", f"mod(b, {k + 1}) == 0") for k in range(2, 2 + n + 5)]
     refs = [weakref.ref(SymbolicScope(cs)) for cs in texts for _ in range(2)]
     gc.collect()
     assert all(r() is None for r in refs)
-    assert len(scope_module._TEMPLATES) <= 64
+    assert len(scope_module._TEMPLATES) <= n
     assert texts[-1] in scope_module._TEMPLATES and texts[0] not in scope_module._TEMPLATES
 
 

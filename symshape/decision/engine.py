@@ -358,7 +358,18 @@ class Decider:
         if pool is None:
             with self._lock:
                 if self._pool is None:
-                    self._pool = Pool(self._initial_pool(), self.lin.sub_atoms)
+                    # The pool depends on the constraints alone: scopes built
+                    # from the same texts compute it once.
+                    shared = self.scope.shared_derivations
+                    envs = shared.get("pool")
+                    if envs is None:
+                        points = self._initial_pool()
+                        shared.setdefault("pool", tuple((pt.env, pt.seed) for pt in points))
+                    elif envs and not envs[0][0]:  # no constraint variables
+                        points = _FREE_POINTS
+                    else:
+                        points = tuple(self._point(env, seed) for env, seed in envs)
+                    self._pool = Pool(points, self.lin.sub_atoms)
                 pool = self._pool
         return pool
 

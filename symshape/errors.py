@@ -7,6 +7,8 @@ not bad input: the question is well formed but cannot be decided.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from symshape._echo import echo
 
 
@@ -67,9 +69,46 @@ class ShapeMismatchError(SymshapeError):
     """Concrete shapes do not match the symbolic specs they were checked against."""
 
 
+class LazyText:
+    """A message made when first read (then kept).
+
+    The message of an inconclusive comparison shows a valuation where the
+    comparison holds and one where it fails, which takes searches to find;
+    code that catches the error and goes on (tracing does, all the time)
+    never reads it, so it is made only when read.
+    """
+
+    __slots__ = ("_make", "_text")
+
+    def __init__(self, make: Callable[[], str]) -> None:
+        self._make: Callable[[], str] | None = make
+        self._text = ""
+
+    def __str__(self) -> str:
+        make = self._make
+        if make is not None:
+            self._text = make()
+            self._make = None
+        return self._text
+
+    def __repr__(self) -> str:
+        return repr(str(self))
+
+    def __reduce__(self) -> tuple[type[str], tuple[str]]:
+        return str, (str(self),)  # a copy is the text (what it makes may not pickle)
+
+
 class InconclusiveDimensionOperation(Exception):
     """A comparison of symbolic dimensions holds for some valuations and fails for others,
-    or symshape could not decide it within its work budget."""
+    or symshape could not decide it within its work budget.
+
+    The message may be a :class:`LazyText`: ``str(err)`` makes it on first use.
+    """
+
+    def __str__(self) -> str:
+        if len(self.args) == 1 and type(self.args[0]) is LazyText:
+            self.args = (str(self.args[0]),)
+        return super().__str__()
 
 
 class ExpressionTooLargeError(SymshapeError):

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from symshape.build import shape_in_scope
 from symshape.errors import (
     InconclusiveDimensionOperation,
+    LazyText,
     ScopeMismatchError,
     SymshapeError,
 )
@@ -116,8 +117,8 @@ class SymbolicScope(IntervalBounds):
         # Values at the valuation where every variable is 1 (see _at_ones).
         self._ones_memo: dict[Any, int | None] = {}
         self._ones_valid: bool | None = None  # computed on first use
-        # (op, x, other) -> decided bool, or the inconclusive message
-        self._cmp_cache: dict[tuple[str, DimExpr, Any], bool | str] = {}
+        # (op, x, other) -> decided bool, or the inconclusive message (made when read)
+        self._cmp_cache: dict[tuple[str, DimExpr, Any], bool | LazyText] = {}
         self._initialized = False
         texts = tuple(constraints)
         for text in texts:
@@ -396,14 +397,15 @@ class SymbolicScope(IntervalBounds):
             key = (op, x, other)
             hit = self._cmp_cache.get(key)
             if hit is not None:
-                if type(hit) is str:
+                if type(hit) is LazyText:
                     raise InconclusiveDimensionOperation(hit)
                 return hit  # type: ignore[return-value]
             try:
                 r = self._compare_uncached(x, other, op)
             except InconclusiveDimensionOperation as err:
-                if len(self._cmp_cache) < _CMP_CACHE_MAX:
-                    self._cmp_cache[key] = str(err)
+                if len(self._cmp_cache) < _CMP_CACHE_MAX and len(err.args) == 1 and \
+                        type(err.args[0]) is LazyText:
+                    self._cmp_cache[key] = err.args[0]
                 raise
             if len(self._cmp_cache) < _CMP_CACHE_MAX:
                 self._cmp_cache[key] = r
@@ -433,7 +435,8 @@ class SymbolicScope(IntervalBounds):
             else:
                 r = None
         if r is None:
-            raise InconclusiveDimensionOperation(self._inconclusive_message(x, op, y))
+            raise InconclusiveDimensionOperation(
+                LazyText(partial(self._inconclusive_message, x, op, y)))
         return r
 
     def _inconclusive_message(self, x: DimExpr | int, op: str, y: DimExpr | int) -> str:

@@ -672,6 +672,9 @@ class Decider:
             for hf in hyps:
                 if self.scope.terms_interval(hf.poly)[1] >= 0:
                     continue
+                if P.is_constant(hf.poly):  # a negative constant: refuted alone
+                    leaf = Leaf([(1, hf)])
+                    break
                 f = self._bound_sum(P.scale(hf.poly, -1))
                 if f is None:
                     continue
@@ -691,11 +694,16 @@ class Decider:
         of its negative ones (None when one is missing)."""
         prems: list[Fact] = []
         mults: list[int] = []
+        lin = self.lin
         for m, c in p.items():
             if not m:
                 continue
-            lo, hi = self.lin.mono_bounds(m)
-            f = lo if c > 0 else hi
+            if len(m) == 1 and m[0][1] == 1:  # one atom: only the side needed
+                a = m[0][0]
+                f = lin.atom_lower(a) if c > 0 else lin.atom_upper(a)
+            else:
+                lo, hi = lin.mono_bounds(m)
+                f = lo if c > 0 else hi
             if f is None:
                 return None
             prems.append(f)

@@ -1,0 +1,30 @@
+"""The default benchmark run (``benchmarks/run.py``) runs benchmarks and sums them up."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+RUN = Path(__file__).resolve().parent.parent / "benchmarks" / "run.py"
+
+
+def test_the_default_run_lists_every_benchmark_script() -> None:
+    scripts = {p.stem for p in RUN.parent.glob("bench_*.py")}
+    text = RUN.read_text(encoding="utf-8")
+    assert scripts and all(f'"{name}"' in text for name in scripts), scripts
+
+
+def test_one_benchmark_runs_and_is_summed_up() -> None:
+    out = subprocess.run([sys.executable, str(RUN), "--quick", "--only", "parse"],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    summary = out.stdout.split("######## summary", 1)[1]
+    assert "bench_parse" in summary and "x" in summary
+    assert "bench_jax_micro" not in out.stdout  # only what was asked for
+
+
+def test_an_unknown_benchmark_is_an_error() -> None:
+    out = subprocess.run([sys.executable, str(RUN), "--only", "no_such_thing"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and "unknown benchmark" in out.stderr

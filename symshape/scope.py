@@ -458,19 +458,19 @@ class SymbolicScope(IntervalBounds):
         without the decision procedure (built later, on the first query)."""
         if self._at_ones(0) is not None:
             return
-        for env in self._cheap_valuations():
-            memo: dict[Any, int | None] = {}
-            if all((v := _value_at(f, env, memo)) is not None and v >= 0
-                   for f, _ in self.facts()):
+        facts = self.facts()
+        for env, step in self._cheap_valuations():
+            if _repaired(env, step, facts) is not None:
                 return
         d = self.decider()
         if d is not None:
             d.check_satisfiable()
 
-    def _cheap_valuations(self) -> list[dict[str, int]]:
-        """Valuations likely to satisfy the constraints: every variable at the
-        lower bound interval propagation gives it (``a >= b + 8``: a = 9,
-        b = 1), and those bounds rounded up to a multiple of the constraints'
+    def _cheap_valuations(self) -> list[tuple[dict[str, int], int]]:
+        """Valuations likely to satisfy the constraints, each with the step
+        that keeps its values multiples of the constraints' divisors: every
+        variable at the lower bound interval propagation gives it (``a >= b +
+        8``: a = 9, b = 1), and those bounds rounded up to a multiple of the
         divisors (``mod(a, 128) == 0``: a = 128); all twos."""
         names: set[str] = set()
         step = 1
@@ -482,10 +482,10 @@ class SymbolicScope(IntervalBounds):
                     elif type(a) is FloorDiv and isinstance(a.den, int):
                         step = math.lcm(step, a.den)
         lows = {v: self.var_lower_bound(v) for v in sorted(names)}
-        out = [lows]
+        out = [(lows, 1)]
         if 1 < step < 1 << 20:
-            out.append({v: -(-x // step) * step for v, x in lows.items()})
-        out.append(dict.fromkeys(lows, 2))
+            out.append(({v: -(-x // step) * step for v, x in lows.items()}, step))
+        out.append((dict.fromkeys(lows, 2), 1))
         return out
 
     def symbolic_shape(self, spec: str | None, *, like: Sequence[int | None] | None = None
@@ -565,6 +565,42 @@ _DECIDER_CLASS: list[Any] = []
 
 _CMP_CACHE_MAX = 100_000
 _ONES: dict[str, int] = {}  # the valuation where every variable is 1
+
+
+def _repaired(env: dict[str, int], step: int, facts: Sequence[tuple[DimExpr | int, str]]
+              ) -> dict[str, int] | None:
+    """A valuation that satisfies every fact, found from ``env`` by raising
+    variables: while a fact ``sum c*x + ... >= 0`` fails by ``k``, the first
+    of its variables with a positive coefficient grows by ``ceil(k / c)``
+    (rounded up to a multiple of ``step``, which keeps multiples of the
+    divisors multiples).  ``a + b >= 8`` from all ones: a = 7.  Checked
+    exactly; None when a fact cannot be repaired this way or the rounds run
+    out.  It only shows that the constraints can hold (no answer uses it)."""
+    env = dict(env)
+    for _ in range(2 * len(facts) + 4):
+        memo: dict[Any, int | None] = {}
+        failing: tuple[DimExpr, int] | None = None
+        for f, _ in facts:
+            v = _value_at(f, env, memo)
+            if v is None:
+                return None
+            if v < 0:
+                if not isinstance(f, DimExpr):
+                    return None
+                failing = (f, v)
+                break
+        if failing is None:
+            return env
+        f, v = failing
+        for m, c in f.terms.items():
+            if c > 0 and len(m) == 1 and m[0][1] == 1 and type(m[0][0]) is Var \
+                    and m[0][0].name in env:
+                grow = -(v // c)  # ceil(-v / c)
+                env[m[0][0].name] += -(-grow // step) * step
+                break
+        else:
+            return None
+    return None
 
 
 def _value_at(e: DimExpr | int, env: dict[str, int], memo: dict[Any, int | None]

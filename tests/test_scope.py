@@ -17,6 +17,7 @@ from symshape import (
     symbolic_shape,
 )
 from symshape.expr import floordiv, mod
+from symshape.scope import _repaired
 
 
 def test_symbolic_shape_basic_forms() -> None:
@@ -243,3 +244,17 @@ def test_proved_numerators_answer_quotient_comparisons_without_a_search(
     m = (a % 3 - 1) // 2
     with pytest.raises(InconclusiveDimensionOperation):
         _ = m >= 0
+
+
+def test_constraints_seen_to_hold_by_repairing_a_cheap_valuation() -> None:
+    # Neither the propagated lower bounds, nor those rounded up to multiples of
+    # 8, nor all twos satisfy these; raising variables along the failing facts
+    # does, so no decision procedure is built to see that they can hold.
+    s = SymbolicScope(["a + b >= 8", "mod(c, 8) == 0", "c >= d + 2", "d >= 3"])
+    assert s._decider_obj is None
+    env = {"a": 8, "b": 8, "c": 8, "d": 8}
+    fixed = _repaired(env, 8, s.facts())
+    assert fixed == {"a": 8, "b": 8, "c": 16, "d": 8}
+    # contradictory constraints still raise (no repair can satisfy them)
+    with pytest.raises(symshape.UnsatisfiableConstraintsError):
+        SymbolicScope(["a + b >= 8", "a + b <= 7"])

@@ -26,24 +26,45 @@ depend on the process's string-hash seed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, MutableMapping, Sequence
+from typing import Any, cast
 
 from symshape.decision import poly as P
-from symshape.expr import Atom, DimExpr, FloorDiv, Max0, Mono, Var, atom_children, fold_atoms
+from symshape.expr import (
+    Atom,
+    AttrMemo,
+    DimExpr,
+    FloorDiv,
+    Max0,
+    Mono,
+    Var,
+    atom_children,
+    fold_atoms,
+)
 
 #: rounds of refinement at most (each round splits colours or ends it)
 MAX_ROUNDS = 4
 
 
+# Digests with every variable alike (the first round of refinement) depend on
+# the structure alone, so they are kept on the atoms and monomials themselves
+# and serve every problem of the scope.
+_ATOM_SHAPES = AttrMemo("_shape")
+_MONO_SHAPES = AttrMemo("_shape")
+
+
 class _Digests:
     """Structural digests of atoms, monomials and polynomials, given colours
-    of the variables (memoized; one instance per round)."""
+    of the variables (memoized; one instance per round).  ``uniform``: every
+    variable has colour 0, and the memos are the ones kept on the atoms and
+    monomials."""
 
-    def __init__(self, colors: dict[str, int]) -> None:
+    def __init__(self, colors: dict[str, int], uniform: bool = False) -> None:
         self.colors = colors
-        self.atoms: dict[Atom, int] = {}
-        self.monos: dict[Mono, int] = {}
+        self.atoms: MutableMapping[Atom, int] = _ATOM_SHAPES if uniform else {}
+        # (an AttrMemo works on any object with the attribute, monomials too)
+        self.monos: MutableMapping[Mono, int] = \
+            cast(MutableMapping[Mono, int], _MONO_SHAPES) if uniform else {}
 
     def atom(self, a: Atom) -> int:
         d = self.atoms.get(a)
@@ -137,8 +158,8 @@ def variable_colors(polys: Sequence[P.Poly], rounds: int = MAX_ROUNDS) -> dict[s
     places = _places(polys)
     colors = dict.fromkeys(places, 0)
     n_classes = 1
-    for _ in range(rounds):
-        dg = _Digests(colors)
+    for r in range(rounds):
+        dg = _Digests(colors, uniform=r == 0)  # round 0: every colour is 0
         poly_d = [dg.poly(p) for p in polys]
         new = {}
         for name, where in places.items():

@@ -42,6 +42,7 @@ from symshape.expr import (
     make_var,
 )
 from symshape.intervals import Bound, IntervalBounds
+from symshape.repair import repaired
 from symshape.rules import Constraint
 
 if TYPE_CHECKING:
@@ -569,38 +570,20 @@ _ONES: dict[str, int] = {}  # the valuation where every variable is 1
 
 def _repaired(env: dict[str, int], step: int, facts: Sequence[tuple[DimExpr | int, str]]
               ) -> dict[str, int] | None:
-    """A valuation that satisfies every fact, found from ``env`` by raising
-    variables: while a fact ``sum c*x + ... >= 0`` fails by ``k``, the first
-    of its variables with a positive coefficient grows by ``ceil(k / c)``
-    (rounded up to a multiple of ``step``, which keeps multiples of the
-    divisors multiples).  ``a + b >= 8`` from all ones: a = 7.  Checked
-    exactly; None when a fact cannot be repaired this way or the rounds run
-    out.  It only shows that the constraints can hold (no answer uses it)."""
-    env = dict(env)
-    for _ in range(2 * len(facts) + 4):
-        memo: dict[Any, int | None] = {}
-        failing: tuple[DimExpr, int] | None = None
-        for f, _ in facts:
-            v = _value_at(f, env, memo)
-            if v is None:
-                return None
-            if v < 0:
-                if not isinstance(f, DimExpr):
-                    return None
-                failing = (f, v)
-                break
-        if failing is None:
-            return env
-        f, v = failing
-        for m, c in f.terms.items():
-            if c > 0 and len(m) == 1 and m[0][1] == 1 and type(m[0][0]) is Var \
-                    and m[0][0].name in env:
-                grow = -(v // c)  # ceil(-v / c)
-                env[m[0][0].name] += -(-grow // step) * step
-                break
-        else:
-            return None
-    return None
+    """A valuation satisfying every fact, repaired from ``env`` (see
+    :func:`symshape.repair.repaired`; variables raised in name order, which
+    only decides how fast one is found: it is checked exactly, and no answer
+    uses it)."""
+    def value(e: dict[str, int], fact: tuple[DimExpr | int, str]) -> int | None:
+        return _value_at(fact[0], e, {})
+
+    def linear(fact: tuple[DimExpr | int, str]) -> dict[str, int]:
+        f = fact[0]
+        if isinstance(f, int):
+            return {}
+        return {m[0][0].name: c for m, c in f.terms.items()
+                if len(m) == 1 and m[0][1] == 1 and type(m[0][0]) is Var}
+    return repaired(env, facts, value, linear, str, step)
 
 
 def _value_at(e: DimExpr | int, env: dict[str, int], memo: dict[Any, int | None]

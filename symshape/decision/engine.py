@@ -26,7 +26,7 @@ import zlib
 from collections.abc import Sequence
 from typing import Any
 
-from symshape.decision import canon, minimize
+from symshape.decision import canon, minimize, probe
 from symshape.decision import poly as P
 from symshape.decision.certificate import (
     Certificate,
@@ -559,6 +559,12 @@ class Decider:
         """
         plain = [(op, d) for op, d, _ in links]
         holds, fails = self._split_pool(plain)
+        if (holds is None) != (fails is None) and len(plain) == 1 and plain[0][0] == ">=":
+            # One side is missing from the pool: a directed valuation often
+            # shows it without a search (see symshape.decision.probe).
+            found = self._directed(plain[0][1], holds or fails, want_fails=fails is None)
+            if found is not None:
+                holds, fails = (holds, found) if fails is None else (found, fails)
         if holds is not None and fails is not None:
             return _Outcome(Status.INCONCLUSIVE, holds, fails, None, _DEPENDS)
         reason = ""
@@ -603,6 +609,32 @@ class Decider:
             return _Outcome(Status.INCONCLUSIVE, holds, fails, None, _DEPENDS)
         return _Outcome(Status.UNDECIDED, holds, fails, None,
                         reason or "undecided within the work budget")
+
+    def _directed(self, d: Poly, start: Point | None, want_fails: bool) -> Point | None:
+        """A valid valuation, defined for the query, where ``d >= 0`` fails
+        (``want_fails``) or holds, among the directed valuations from the
+        pool point ``start`` (see :mod:`symshape.decision.probe`)."""
+        if start is None:
+            return None
+        constraints = self._constraint_polys()
+        dom = self.domain([d])
+        colors = canon.place_colors([d, *constraints])
+        sub = self.lin.sub_atoms
+
+        def value(env: dict[str, int], p: Poly) -> int | None:
+            return Point(env, 0, sub).poly(p)
+
+        env0 = dict(start.env)
+        for x in probe.linear_vars(d):
+            if x not in env0:  # a free variable the pool point leaves implicit
+                env0[x] = start.var(x)
+        for env in probe.directed(env0, d, want_fails, [*constraints, *dom],
+                                  lambda x: colors.get(x, 0), value):
+            pt = self._point(env)
+            if self._valid(pt) and all(pt.poly(h) >= 0 for h in dom) and \
+                    (pt.poly(d) < 0) == want_fails:
+                return pt
+        return None
 
     def _small_points(self, links: Sequence[Link], want_holds: bool, want_fails: bool
                       ) -> tuple[Point | None, Point | None]:

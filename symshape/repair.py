@@ -1,0 +1,56 @@
+"""Repairing a valuation: raise variables until every check holds.
+
+Two places need a valuation that satisfies a list of checks ``c >= 0``
+without running a model search: the scope's check that its constraints can
+hold at all (``symshape.scope``), and the decision procedure's directed
+valuations (``symshape.decision.probe``).  Both start from a valuation that
+is nearly right and fix the failing checks one at a time: for the first
+failing check, the first of its variables (in the caller's order) with a
+positive coefficient grows by just enough.  ``a + b >= 8`` from all ones
+gives ``a = 7``; ``a >= b + 8`` after ``b`` grew raises ``a`` along.
+
+The result is only a candidate: callers check it exactly (here every check
+is evaluated again before the valuation is returned).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import TypeVar
+
+C = TypeVar("C")
+
+
+def repaired(env: dict[str, int], checks: Sequence[C],
+             value: Callable[[dict[str, int], C], int | None],
+             linear: Callable[[C], Mapping[str, int]],
+             order: Callable[[str], object], step: int = 1) -> dict[str, int] | None:
+    """``env`` changed until ``value(env, check) >= 0`` for every check, by
+    raising, while a check fails by ``k``, its first variable (in ``order``)
+    with a coefficient ``c > 0`` in ``linear(check)`` by ``ceil(k / c)``,
+    rounded up to a multiple of ``step`` (which keeps multiples of the
+    divisors multiples).  None when a failing check has no such variable, a
+    value is undefined, or the rounds (twice the checks, plus 4) run out."""
+    env = dict(env)
+    for _ in range(2 * len(checks) + 4):
+        failing: tuple[C, int] | None = None
+        for check in checks:
+            v = value(env, check)
+            if v is None:
+                return None
+            if v < 0:
+                failing = (check, v)
+                break
+        if failing is None:
+            return env
+        check, v = failing
+        ups = [(order(x), x, c) for x, c in linear(check).items() if c > 0 and x in env]
+        if not ups:
+            return None
+        _, x, c = min(ups)
+        grow = -(v // c)  # ceil(-v / c)
+        env[x] += -(-grow // step) * step
+    return None
+
+
+__all__ = ["repaired"]

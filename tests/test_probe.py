@@ -1,0 +1,69 @@
+"""Directed valuations (``symshape.decision.probe``) and the repair they use
+(``symshape.repair``): the side of a claim the valuation pool missed, found
+without a search, and always checked exactly."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import symshape
+from symshape.decision.engine import Decider
+from symshape.repair import repaired
+
+CONSTRAINTS = ["b >= 16", "mod(s, 128) == 0", "a >= b + 8"]
+
+
+def count_searches(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    calls: list[Any] = []
+    search = Decider._search_with
+
+    def counting(self: Decider, *args: Any, **kw: Any) -> Any:
+        calls.append(args)
+        return search(self, *args, **kw)
+
+    monkeypatch.setattr(Decider, "_search_with", counting)
+    return calls
+
+
+def test_a_claim_that_fails_far_out_is_shown_contingent_without_a_search(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = count_searches(monkeypatch)
+    v = symshape.prove("a + s >= 2*b + 3", constraints=CONSTRAINTS)
+    assert v.status is symshape.Status.INCONCLUSIVE
+    assert calls == []
+    cex = v.counterexample
+    assert cex is not None and cex["a"] + cex["s"] < 2 * cex["b"] + 3
+    assert cex["a"] >= cex["b"] + 8 and cex["b"] >= 16 and cex["s"] % 128 == 0
+
+
+def test_a_true_claim_is_still_proved(monkeypatch: pytest.MonkeyPatch) -> None:
+    # every directed valuation satisfies it: they are checked, never trusted
+    v = symshape.prove("a + s >= b + 100", constraints=CONSTRAINTS)
+    assert v.status is symshape.Status.PROVED
+    assert v.certificate is not None and v.certificate.check()
+
+
+def linear(check: dict[str, int]) -> dict[str, int]:
+    return {x: c for x, c in check.items() if x != "1"}
+
+
+def value(env: dict[str, int], check: dict[str, int]) -> int:
+    return sum(c * (1 if x == "1" else env[x]) for x, c in check.items())
+
+
+def test_repair_raises_variables_along_the_failing_checks() -> None:
+    checks = [{"a": 1, "b": -1, "1": -8}, {"a": 1, "b": 1, "1": -30}]  # a >= b + 8, a + b >= 30
+    assert repaired({"a": 1, "b": 1}, checks, value, linear, str) == {"a": 29, "b": 1}
+    # with b raised first (its place comes first in the order)
+    fixed = repaired({"a": 1, "b": 1}, checks, value, linear, lambda x: x != "b")
+    assert fixed == {"a": 29, "b": 21}  # b to 21 breaks a >= b + 8: a follows
+    # a step keeps the values multiples of it
+    assert repaired({"a": 8, "b": 8}, checks, value, linear, str, step=8) == {"a": 24, "b": 8}
+
+
+def test_repair_gives_up_where_raising_cannot_help() -> None:
+    checks = [{"a": -1, "1": 5}, {"a": 1, "1": -9}]  # a <= 5 and a >= 9
+    assert repaired({"a": 1}, checks, value, linear, str) is None
+    assert repaired({"a": 1}, [{"1": -1}], value, linear, str) is None

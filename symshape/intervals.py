@@ -31,6 +31,10 @@ from symshape.expr import (
 from symshape.rules import ConstraintRules
 
 Bound = float | int  # ints, or -math.inf / math.inf
+# (index in facts(), scale, ((atom, weight), ...)): see IntervalBounds.bound_steps
+BoundOrigin = tuple[int, int, tuple[tuple[Atom, int], ...]]
+# (monomial, side, origin, value)
+BoundStep = tuple[Mono, int, BoundOrigin, int]
 
 
 def _imul(x: Bound, y: Bound) -> Bound:
@@ -54,6 +58,9 @@ class IntervalBounds(ConstraintRules):
     """Interval bounds (the state is set up by ``SymbolicScope``)."""
 
     _mono_bounds: dict[Mono, tuple[Bound, Bound]]
+    # Every step of propagation that tightened a bound, in order (see
+    # bound_steps).
+    _bound_steps: list[BoundStep]
     _interval_cache: dict[DimExpr, tuple[Bound, Bound]]
 
     def var_lower_bound(self, name: str) -> int:
@@ -72,6 +79,23 @@ class IntervalBounds(ConstraintRules):
         """Take the propagated monomial bounds of ``src`` (a scope built from
         the same texts), copied into this scope."""
         self._mono_bounds = {cp.mono(m): b for m, b in src._mono_bounds.items()}
+        self._bound_steps = [
+            (cp.mono(m), side, (i, scale, tuple((cp.atom(a), w) for a, w in parts)), value)
+            for m, side, (i, scale, parts), value in src._bound_steps]
+
+    @property
+    def bound_steps(self) -> tuple[BoundStep, ...]:
+        """The steps of interval propagation that tightened a bound, in the
+        order they were taken: ``(m, side, (i, scale, parts), value)`` says
+        that a fact, with the bounds of its other terms at that step, gave
+        monomial ``m`` the lower (``side`` 0) or upper (1) bound ``value``.
+        The fact is ``scale`` times fact number ``i`` of :meth:`facts`, plus
+        ``w`` times an axiom of each ``(atom, w)`` in ``parts`` (a relaxed
+        fact, see :meth:`_relaxed_facts`; ``parts`` is empty for the fact
+        itself).  Replayed in order, the steps write each propagated bound as
+        a combination of facts, without a search (see
+        ``Linearizer.propagated``)."""
+        return tuple(self._bound_steps)
 
     def _propagate_bounds(self) -> None:
         """Tighten monomial bounds from the linear structure of the facts.
@@ -82,15 +106,22 @@ class IntervalBounds(ConstraintRules):
         are capped, so a cyclic set of constraints cannot loop; the decision
         procedure does the complete job.
         """
-        base = [f.terms for f, _ in self.facts() if isinstance(f, DimExpr)]
-        if not base:
+        indexed = [(i, f.terms) for i, (f, _) in enumerate(self.facts())
+                   if isinstance(f, DimExpr)]
+        if not indexed:
             return
-        facts = [([(m, c) for m, c in terms.items() if m], terms.get(_ONE, 0))
-                 for terms in base + self._relaxed_facts(base)]
+        base = [terms for _, terms in indexed]
+        with_origin: list[tuple[Terms, BoundOrigin]] = [
+            (terms, (i, 1, ())) for i, terms in indexed]
+        # a relaxed fact's origin names the fact of facts() it relaxes
+        with_origin += [(terms, (indexed[j][0], scale, parts))
+                        for terms, (j, scale, parts) in self._relaxed_facts(base)]
+        facts = [([(m, c) for m, c in terms.items() if m], terms.get(_ONE, 0), origin)
+                 for terms, origin in with_origin]
         for _ in range(8):
             changed = False
-            for items, c0 in facts:
-                if self._tighten(items, c0):
+            for items, c0, origin in facts:
+                if self._tighten(items, c0, origin):
                     changed = True
             self._interval_cache.clear()
             if not changed:
@@ -99,9 +130,10 @@ class IntervalBounds(ConstraintRules):
             # the first round.
             facts = [f for f in facts if len(f[0]) > 1]
 
-    def _tighten(self, items: list[tuple[Mono, int]], c0: int) -> bool:
+    def _tighten(self, items: list[tuple[Mono, int]], c0: int, origin: BoundOrigin) -> bool:
         """One propagation step for the fact ``sum c*m + c0 >= 0`` (``items``
-        the non-constant terms); True when a monomial bound changed."""
+        the non-constant terms; ``origin`` where it comes from, see
+        :attr:`bound_steps`); True when a monomial bound changed."""
         bounds = [self._mono_interval(m) for m, _ in items]
         # The largest value of each term c*m, and of their sum.
         his = [_imul(c, hi) if c > 0 else _imul(c, lo)
@@ -126,11 +158,13 @@ class IntervalBounds(ConstraintRules):
                 if new_lo <= lo:
                     continue
                 lo = new_lo
+                self._bound_steps.append((m, 0, origin, new_lo))
             else:
                 new_hi = low // c
                 if new_hi >= hi:
                     continue
                 hi = new_hi
+                self._bound_steps.append((m, 1, origin, new_hi))
             if lo > hi:
                 raise UnsatisfiableConstraintsError(
                     "unsatisfiable constraints: they force "
@@ -140,7 +174,7 @@ class IntervalBounds(ConstraintRules):
             changed = True
         return changed
 
-    def _relaxed_facts(self, facts: list[Terms]) -> list[Terms]:
+    def _relaxed_facts(self, facts: list[Terms]) -> list[tuple[Terms, BoundOrigin]]:
         """Linear facts implied by ``facts`` once their top-level divisions and
         maxima are relaxed the way that keeps the fact true.
 
@@ -148,10 +182,14 @@ class IntervalBounds(ConstraintRules):
         ``c*max(D, 0)`` with ``c < 0`` is at most ``c*D``: replacing them makes
         the left side no smaller, so ``f >= 0`` implies the relaxed fact.  This
         is what gives variables the bounds ``floordiv(s, 2) >= 1`` (``s >= 2``)
-        and ``min(s, w) >= 4`` (``s >= 4`` and ``w >= 4``) imply.
+        and ``min(s, w) >= 4`` (``s >= 4`` and ``w >= 4``) imply.  Each comes
+        with its origin: ``(j, scale, parts)``, the relaxed fact being
+        ``scale * facts[j]`` plus ``w`` times the axiom ``N - k*q >= 0`` of
+        each ``(q, w)`` in ``parts`` that is a floordiv, and the axiom
+        ``m - D >= 0`` of each that is a max.
         """
-        out: list[Terms] = []
-        for terms in facts:
+        out: list[tuple[Terms, BoundOrigin]] = []
+        for j, terms in enumerate(facts):
             scale = 0
             for m, c in terms.items():
                 if len(m) == 1 and m[0][1] == 1:
@@ -163,21 +201,24 @@ class IntervalBounds(ConstraintRules):
             if not scale:
                 continue
             relaxed: Terms = {}
+            parts: list[tuple[Atom, int]] = []
             for m, c in terms.items():
                 x = m[0][0] if len(m) == 1 and m[0][1] == 1 else None
                 if isinstance(x, FloorDiv) and type(x.den) is int and c > 0:
                     w = c * scale // x.den
+                    parts.append((x, w))
                     num = x.num
                     for m2, c2 in (num.terms if isinstance(num, DimExpr) else {_ONE: num}).items():
                         relaxed[m2] = relaxed.get(m2, 0) + w * c2
                 elif isinstance(x, Max0) and c < 0:
+                    parts.append((x, -c * scale))
                     for m2, c2 in x.arg.terms.items():
                         relaxed[m2] = relaxed.get(m2, 0) + c * scale * c2
                 else:
                     relaxed[m] = relaxed.get(m, 0) + c * scale
             relaxed = {m: c for m, c in relaxed.items() if c}
             if any(relaxed):  # a monomial other than the constant one is left
-                out.append(relaxed)
+                out.append((relaxed, (j, scale, tuple(parts))))
         return out
 
     def _atom_interval(self, a: Any) -> tuple[Bound, Bound]:

@@ -41,7 +41,7 @@ from symshape.expr import (
     fold_atoms,
     make_var,
 )
-from symshape.intervals import Bound, IntervalBounds
+from symshape.intervals import Bound, BoundStep, IntervalBounds
 from symshape.repair import repaired
 from symshape.rules import Constraint
 
@@ -114,6 +114,7 @@ class SymbolicScope(IntervalBounds):
         self.rewrites_terms = False
         self._interval_cache: dict[DimExpr, tuple[Bound, Bound]] = {}
         self._mono_bounds: dict[Mono, tuple[Bound, Bound]] = {}
+        self._bound_steps: list[BoundStep] = []
         self._decider_obj: Decider | None = None
         # Values at the valuation where every variable is 1 (see _at_ones).
         self._ones_memo: dict[Any, int | None] = {}

@@ -386,3 +386,14 @@ def test_jax_error_pickles_with_its_message() -> None:
     copy = pickle.loads(pickle.dumps(info.value))
     assert isinstance(copy, jax.errors.InconclusiveDimensionOperation)
     assert str(copy) == str(info.value) and "to make it hold: 'b >= 16'" in str(copy)
+
+
+def test_suggestions_keep_to_the_time_limit_of_the_proof() -> None:
+    # The claim is undecided in about a second at this budget, and each
+    # candidate proof of a suggestion takes about as long: without the time
+    # limit, the 64 candidate proofs would take about a minute.
+    start = time.monotonic()
+    v = symshape.prove("(a+b+c+d)^8 >= a*b", budget=50, time_limit=2.5)
+    assert v.status is symshape.Status.UNDECIDED
+    v.suggestions  # noqa: B018 - computed on first access
+    assert time.monotonic() - start < 2.5 + 4.0  # one node past the deadline at most

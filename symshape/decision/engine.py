@@ -533,6 +533,10 @@ class Decider:
         k = (P.hkey(target), level)
         if k in self._lemmas:
             return self._lemmas[k]
+        settled = self._variable_lemma(target)
+        if settled is not _MISSING:
+            self._lemmas[k] = settled
+            return settled
         neg = P.add(P.scale(target, -1), P.const(-1))
         hyp = Fact(neg, "hyp", note="negated lemma")
         budget = Budget(*LEMMA_BUDGET)
@@ -546,6 +550,29 @@ class Decider:
             out = Fact(target, "lemma", proof=Refutation([hyp], r.tree))
         self._lemmas[k] = out
         return out
+
+    def _variable_lemma(self, target: Poly) -> Any:
+        """The lemma ``c*v + k >= 0`` about one variable, settled without a
+        search where the answer is plain: ``c*(v - 1) >= 0`` is the axiom
+        ``v >= 1`` times ``c``; a variable that no fact of the scope mentions
+        has no other bound, so nothing more about it can be proved (None).
+        ``_MISSING`` for every other target."""
+        if len(target) > 2:
+            return _MISSING
+        terms = [(m, c) for m, c in target.items() if m]
+        if len(terms) != 1:
+            return _MISSING
+        (m, c), = terms
+        if len(m) != 1 or m[0][1] != 1 or type(m[0][0]) is not Var:
+            return _MISSING
+        v = m[0][0]
+        k = target.get(P.ONE, 0)
+        if c > 0 and k == -c:
+            return make_combo([self.lin.axioms(v)[0]], [c])
+        free = v.name not in self.constraint_vars()
+        if free and (c < 0 or k < -c):
+            return None  # an upper bound, or a lower one above 1, of a free variable
+        return _MISSING
 
     def _decide(self, links: Sequence[Link], claim: str, budget: tuple[int, int],
                 limits: Limits = DEFAULT_LIMITS, thorough: bool = True) -> _Outcome:

@@ -70,6 +70,7 @@ class Linearizer:
         self._pbounds: dict[frozenset[Any], tuple[Fact | None, Fact | None]] = {}
         self._factor: dict[frozenset[Any], tuple[Fact, ...]] = {}
         self._eqs: list[tuple[Fact, Fact, frozenset[Atom]]] | None = None
+        self._propagated_facts: dict[tuple[Mono, int], Fact] | None = None
 
     def structural_copy(self, prove_lemma: LemmaProver,
                         probe: Callable[[Poly], list[int]] | None = None) -> Linearizer:
@@ -254,7 +255,9 @@ class Linearizer:
             if fact is not None:
                 floor_ = -P.constant(fact.poly)
         if _finite(lo) and (floor_ is None or lo > floor_):
-            lem = self.prove_lemma({m: 1, P.ONE: -lo} if lo else {m: 1}, self.depth(a))
+            lem = self._propagated(m, 0, lo)
+            if lem is None:
+                lem = self.prove_lemma({m: 1, P.ONE: -lo} if lo else {m: 1}, self.depth(a))
             if lem is not None:
                 fact = lem
         self._lower[m] = fact
@@ -273,11 +276,106 @@ class Linearizer:
             if fact is not None:
                 ceil_ = P.constant(fact.poly)
         if _finite(hi) and (ceil_ is None or hi < ceil_):
-            lem = self.prove_lemma({m: -1, P.ONE: hi} if hi else {m: -1}, self.depth(a))
+            lem = self._propagated(m, 1, hi)
+            if lem is None:
+                lem = self.prove_lemma({m: -1, P.ONE: hi} if hi else {m: -1}, self.depth(a))
             if lem is not None:
                 fact = lem
         self._upper[m] = fact
         return fact
+
+    def _propagated(self, m: Mono, side: int, target: int) -> Fact | None:
+        """The fact ``m - target >= 0`` (``side`` 0) or ``target - m >= 0``
+        (side 1), or a tighter one, as interval propagation found the bound
+        (see :meth:`propagated`); None when it did not find it that way."""
+        f = self.propagated().get((m, side))
+        if f is None:
+            return None
+        k = P.constant(f.poly)
+        return f if (-k >= target if side == 0 else k <= target) else None
+
+    def propagated(self) -> dict[tuple[Mono, int], Fact]:
+        """The bounds interval propagation gave monomials, each as a fact:
+        ``(m, 0)`` for ``m - lo >= 0``, ``(m, 1)`` for ``hi - m >= 0``.
+
+        The scope's propagation steps (``SymbolicScope.bound_steps``) are
+        replayed in order: the step's fact of the scope plus the bound facts
+        of its other terms (from earlier steps, or ``v >= 1`` for a
+        variable), divided by the coefficient of ``m`` and rounded, which is
+        the step itself written as a combination.  No search, and the same
+        facts whatever was asked before.  A step that needs a bound no
+        earlier step gave (an atom's interval, a relaxed fact) is left out,
+        and so are the steps that rely on it; their bounds are proved by
+        lemmas as before.
+        """
+        known = self._propagated_facts
+        if known is not None:
+            return known
+        known = {}
+        facts = self.constraint_facts()
+        relaxed: dict[Any, Fact] = {}
+        for m, side, origin, value in self.scope.bound_steps:
+            f = self._origin_fact(origin, facts, relaxed)
+            f = self._replay(m, side, f, known)
+            if f is not None:
+                k = P.constant(f.poly)
+                if not (-k >= value if side == 0 else k <= value):
+                    f = None
+            if f is None:
+                known.pop((m, side), None)
+            else:
+                known[(m, side)] = f
+        self._propagated_facts = known
+        return known
+
+    def _origin_fact(self, origin: Any, facts: list[Fact], memo: dict[Any, Fact]
+                     ) -> Fact | None:
+        """The fact a propagation step used: a fact of the scope, or its
+        relaxation (the fact scaled, plus axioms of its floordiv and max
+        terms; see ``SymbolicScope.bound_steps``)."""
+        i, scale, parts = origin
+        if not 0 <= i < len(facts):
+            return None
+        if scale == 1 and not parts:
+            return facts[i]
+        f = memo.get(origin)
+        if f is None:
+            prems, mults = [facts[i]], [scale]
+            for a, w in parts:
+                # fd_lo: N - k*q >= 0;  max_ge_arg: m - D >= 0
+                prems.append(self.axioms(a)[0 if type(a) is FloorDiv else 1])
+                mults.append(w)
+            f = memo[origin] = make_combo(prems, mults)
+        return f
+
+    def _replay(self, m: Mono, side: int, f: Fact | None,
+                known: dict[tuple[Mono, int], Fact]) -> Fact | None:
+        """One propagation step as a combination (see :meth:`propagated`)."""
+        if f is None:
+            return None
+        c = f.poly.get(m)
+        if c is None or (c > 0) != (side == 0):
+            return None
+        prems, mults = [f], [1]
+        for mj, cj in f.poly.items():
+            if not mj or mj is m:
+                continue
+            need = 1 if cj > 0 else 0
+            g = known.get((mj, need))
+            if need == 0 and len(mj) == 1 and mj[0][1] == 1 and type(mj[0][0]) in (Var, Max0):
+                # the atom's own lower bound: v - 1 >= 0, max(D, 0) >= 0
+                ax = self.axioms(mj[0][0])[0]
+                if g is None or -P.constant(g.poly) < -P.constant(ax.poly):
+                    g = ax
+            if g is None:
+                return None
+            prems.append(g)
+            mults.append(abs(cj))
+        out = make_combo(prems, mults, abs(c))
+        p = out.poly
+        if p.get(m) != (1 if side == 0 else -1) or any(x is not m and x for x in p):
+            return None
+        return out
 
     def mono_bounds(self, m: Mono) -> tuple[Fact | None, Fact | None]:
         """Lower and upper bound facts of a monomial (products of factor bounds

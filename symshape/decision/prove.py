@@ -90,19 +90,20 @@ def prove(claim: str, *, constraints: Iterable[str] = (),
     decider = sc.decider()
     if decider is None:  # pragma: no cover - the engine is part of the package
         raise SymshapeError("the decision engine is unavailable")
-    verdict = decider.prove_links(links, " ".join(claim.split()), names,
-                                  limits=Limits(budget, time_limit, progress))
+    limits = Limits(budget, time_limit, progress)
+    verdict = decider.prove_links(links, " ".join(claim.split()), names, limits=limits)
     if verdict.status is Status.INCONCLUSIVE or verdict.status is Status.UNDECIDED:
         # Computed when first read (several proofs): see symshape.decision.suggest.
-        verdict = with_suggestions(verdict, _prove_again, budget)
+        # They keep to the time limit of this call.
+        verdict = with_suggestions(verdict, _prove_again, budget, limits.deadline)
     return verdict
 
 
 def _prove_again(claim: str, *, constraints: Iterable[str] = (),
-                 budget: float = 1.0) -> Verdict:
+                 budget: float = 1.0, time_limit: float | None = None) -> Verdict:
     """:func:`prove` for the suggestions' candidate proofs (looked up at each
     call, so that what a test patches here is used)."""
-    return prove(claim, constraints=constraints, budget=budget)
+    return prove(claim, constraints=constraints, budget=budget, time_limit=time_limit)
 
 
 __all__ = ["claim_links", "prove"]

@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import math
 import re
+import time
 import weakref
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -44,7 +45,7 @@ class Prover(Protocol):
     """The signature of :func:`symshape.prove` that suggestions use."""
 
     def __call__(self, claim: str, *, constraints: Iterable[str] = (),
-                 budget: float = 1.0) -> Verdict: ...
+                 budget: float = 1.0, time_limit: float | None = None) -> Verdict: ...
 
 
 MAX_PROOFS = 64
@@ -129,8 +130,11 @@ class _Suggester:
     """The search for one verdict: counts candidate proofs and memoizes them."""
 
     def __init__(self, verdict: Verdict, budget: float, max_proofs: int,
-                 prove: Prover) -> None:
+                 prove: Prover, deadline: float | None = None) -> None:
         self.prove = prove
+        # time.monotonic() past which no proof starts (the time limit of the
+        # prove() call whose verdict this is); each proof gets what is left.
+        self.deadline = deadline
         self.claim = verdict.claim
         self.constraints = tuple(verdict.constraints)
         self.verdict = verdict
@@ -147,17 +151,26 @@ class _Suggester:
         hit = self._memo.get(key)
         if hit is not None:
             return hit
+        left = self._time_left()
+        if left is not None and left <= 0:
+            if counted:
+                raise _OutOfProofs
+            return False  # not shown within the time limit
         if counted:
             if self.left <= 0:
                 raise _OutOfProofs
             self.left -= 1
         try:
             out = self.prove(target, constraints=[*self.constraints, *extra],
-                             budget=self.budget).status is Status.PROVED
+                             budget=self.budget, time_limit=left).status is Status.PROVED
         except SymshapeError:  # an unsatisfiable scope, or a claim that is no constraint
             out = False
         self._memo[key] = out
         return out
+
+    def _time_left(self) -> float | None:
+        """Seconds left before the deadline (None: no time limit)."""
+        return None if self.deadline is None else self.deadline - time.monotonic()
 
     def works(self, constraint: str) -> bool:
         """Does ``constraint`` make the claim proved (a counted candidate proof)?"""
@@ -197,9 +210,12 @@ class _Suggester:
             for env in (base, *found.moved(base)):
                 if self.satisfies(env, [text]):
                     return True
+        left = self._time_left()
+        if left is not None and left <= 0:
+            return False  # no model shown within the time limit: not suggested
         try:
             v = self.prove(f"{found.names[0]} <= 0", constraints=[*self.constraints, text],
-                           budget=self.budget)
+                           budget=self.budget, time_limit=left)
         except SymshapeError:  # UnsatisfiableConstraintsError: it contradicts the scope
             return False
         return self.satisfies(v.counterexample, [text])
@@ -360,7 +376,8 @@ def _finite(b: float | int) -> int | None:
 
 
 def suggestions_for_verdict(verdict: Verdict, *, prove: Prover, budget: float = 1.0,
-                            max_proofs: int = MAX_PROOFS) -> tuple[str, ...]:
+                            max_proofs: int = MAX_PROOFS,
+                            deadline: float | None = None) -> tuple[str, ...]:
     """Constraints, weakest first, each of which added to the verdict's scope
     makes its claim proved (checked), none contradicting the scope (a valuation
     satisfying both was exhibited).  Empty for a proved or refuted claim.
@@ -370,10 +387,12 @@ def suggestions_for_verdict(verdict: Verdict, *, prove: Prover, budget: float = 
       prove: :func:`symshape.prove` (passed in: this module sits below it).
       budget: the budget scale of each candidate proof.
       max_proofs: the number of candidate proofs allowed.
+      deadline: ``time.monotonic()`` past which no candidate proof starts
+        (each gets the time left as its time limit); None for no limit.
     """
     if verdict.status not in (Status.INCONCLUSIVE, Status.UNDECIDED):
         return ()
-    s = _Suggester(verdict, budget, max_proofs, prove)
+    s = _Suggester(verdict, budget, max_proofs, prove, deadline)
     try:
         names, divisors = _claim_parts(verdict.claim)
         scope = SymbolicScope(verdict.constraints)
@@ -450,16 +469,19 @@ def suggestions_for_verdict(verdict: Verdict, *, prove: Prover, budget: float = 
     return tuple(out)
 
 
-def with_suggestions(verdict: Verdict, prove: Prover, budget: float = 1.0) -> Verdict:
+def with_suggestions(verdict: Verdict, prove: Prover, budget: float = 1.0,
+                     deadline: float | None = None) -> Verdict:
     """``verdict`` whose ``suggestions`` are computed (by
-    :func:`suggestions_for_verdict`) when first read: nothing is computed here."""
+    :func:`suggestions_for_verdict`, within ``deadline``) when first read:
+    nothing is computed here."""
     ref: weakref.ref[Verdict] | None = None
 
     def compute() -> tuple[str, ...]:
         # The verdict itself, not the one it was copied from, so that the
         # valuations it has already computed are reused.
         v = ref() if ref is not None else None
-        return suggestions_for_verdict(v, prove=prove, budget=budget) if v is not None else ()
+        return suggestions_for_verdict(v, prove=prove, budget=budget, deadline=deadline) \
+            if v is not None else ()
 
     out = verdict.with_suggestions(compute)
     ref = weakref.ref(out)

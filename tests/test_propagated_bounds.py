@@ -1,0 +1,99 @@
+"""Bounds that interval propagation gives monomials, written as facts by
+replaying its steps (``Linearizer.propagated``): each is a combination of
+the scope's facts and axioms that the certificate checker accepts, holds at
+every valuation, and costs no search."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest
+from exprgen import render, trees
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import symshape
+from symshape import SymbolicScope
+from symshape.decision import poly as P
+from symshape.decision.certificate import _Checker
+from symshape.decision.engine import Decider, Point
+from symshape.errors import SymshapeError
+
+NAMES = ("a", "b", "c", "d")
+
+
+def propagated(scope: SymbolicScope) -> dict[Any, Any]:
+    d = scope.decider()
+    assert d is not None
+    return d.lin.propagated()
+
+
+def test_the_bounds_of_typical_constraints_are_combinations(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    s = SymbolicScope(["t >= h + 16", "floordiv(b, 8) >= 1", "min(s, w) >= 4", "k <= 100",
+                       "j >= k + 2"])
+    facts = propagated(s)
+    bounds = {}
+    for (m, side), f in facts.items():
+        _Checker(s).fact(f, frozenset())  # raises on an invalid derivation
+        name = str(P.to_text({m: 1}, s))
+        bounds[name, side] = -P.constant(f.poly) if side == 0 else P.constant(f.poly)
+    assert bounds[("t", 0)] == 17 and bounds[("b", 0)] == 8
+    assert bounds[("s", 0)] == 4 and bounds[("w", 0)] == 4
+    assert bounds[("k", 1)] == 100 and bounds[("j", 0)] == 3
+    lemmas: list[Any] = []
+    lemma = Decider._lemma
+    monkeypatch.setattr(Decider, "_lemma",
+                        lambda self, *a: lemmas.append(a) or lemma(self, *a))
+    v = symshape.prove("b + t + s >= 29", constraints=["t >= h + 16", "floordiv(b, 8) >= 1",
+                                                       "min(s, w) >= 4"])
+    assert v.status is symshape.Status.PROVED
+    assert lemmas == []
+
+
+constraint_texts = st.one_of(
+    st.tuples(trees(NAMES, max_leaves=4), st.sampled_from((">=", "<=")),
+              trees(NAMES, max_leaves=3)).map(lambda t: f"{render(t[0])} {t[1]} {render(t[2])}"),
+    st.tuples(st.sampled_from(NAMES), st.integers(2, 6)).map(
+        lambda t: f"mod({t[0]}, {t[1]}) == 0"),
+    st.tuples(st.sampled_from(NAMES), st.integers(1, 5), st.sampled_from(NAMES),
+              st.integers(-3, 6)).map(lambda t: f"{t[0]} >= {t[1]}*{t[2]} + {t[3]}"),
+    st.tuples(st.integers(1, 5), st.sampled_from(NAMES), st.integers(5, 9)).map(
+        lambda t: f"{t[0]} <= {t[1]} <= {t[2]}"),
+)
+
+
+@settings(max_examples=250, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.lists(constraint_texts, min_size=1, max_size=4))
+def test_every_propagated_bound_is_checked_and_true(constraints: list[str]) -> None:
+    try:
+        s = SymbolicScope(constraints)
+    except SymshapeError:
+        return
+    facts = propagated(s)
+    checks = [P.from_expr(f) for f, _ in s.facts() if not isinstance(f, int)]
+    for f in facts.values():
+        _Checker(s).fact(f, frozenset())
+    for vals in itertools.product(range(1, 8), repeat=len(NAMES)):
+        pt = Point(dict(zip(NAMES, vals, strict=True)), 0, None)
+        if all(pt.poly(c) >= 0 for c in checks):
+            for key, f in facts.items():
+                assert pt.poly(f.poly) >= 0, (constraints, key, vals)
+
+
+def test_plain_lemmas_about_one_variable_need_no_search() -> None:
+    from symshape.decision.engine import _MISSING
+    from symshape.expr import atom_mono, make_var
+    s = SymbolicScope(["a <= 100"])
+    d = s.decider()
+    assert d is not None
+    a, b = atom_mono(make_var("a")), atom_mono(make_var("b"))
+    f = d._variable_lemma({b: 4, P.ONE: -4})  # 4*b - 4 >= 0: the axiom b >= 1, times 4
+    assert f is not None and f.poly == {b: 4, P.ONE: -4}
+    _Checker(s).fact(f, frozenset())
+    assert d._variable_lemma({b: -1, P.ONE: 650}) is None  # b is in no fact: no upper bound
+    assert d._variable_lemma({b: 1, P.ONE: -2}) is None  # nor a lower bound above 1
+    assert d._variable_lemma({a: -1, P.ONE: 650}) is _MISSING  # a constraint bounds a: search
+    assert d._variable_lemma({a: 1, b: 1}) is _MISSING

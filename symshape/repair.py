@@ -21,6 +21,11 @@ from typing import TypeVar
 C = TypeVar("C")
 
 
+#: evaluations of checks one repair may spend (it is a shortcut: when it runs
+#: out, the caller falls back to a search that has a work budget of its own)
+MAX_EVALUATIONS = 20_000
+
+
 def repaired(env: dict[str, int], checks: Sequence[C],
              value: Callable[[dict[str, int], C], int | None],
              linear: Callable[[C], Mapping[str, int]],
@@ -30,11 +35,16 @@ def repaired(env: dict[str, int], checks: Sequence[C],
     with a coefficient ``c > 0`` in ``linear(check)`` by ``ceil(k / c)``,
     rounded up to a multiple of ``step`` (which keeps multiples of the
     divisors multiples).  None when a failing check has no such variable, a
-    value is undefined, or the rounds (twice the checks, plus 4) run out."""
+    value is undefined, or the rounds (twice the checks, plus 4) or the
+    evaluations (:data:`MAX_EVALUATIONS`) run out."""
     env = dict(env)
+    spent = 0
     for _ in range(2 * len(checks) + 4):
         failing: tuple[C, int] | None = None
         for check in checks:
+            spent += 1
+            if spent > MAX_EVALUATIONS:
+                return None
             v = value(env, check)
             if v is None:
                 return None
@@ -53,4 +63,4 @@ def repaired(env: dict[str, int], checks: Sequence[C],
     return None
 
 
-__all__ = ["repaired"]
+__all__ = ["MAX_EVALUATIONS", "repaired"]

@@ -67,3 +67,16 @@ def test_repair_gives_up_where_raising_cannot_help() -> None:
     checks = [{"a": -1, "1": 5}, {"a": 1, "1": -9}]  # a <= 5 and a >= 9
     assert repaired({"a": 1}, checks, value, linear, str) is None
     assert repaired({"a": 1}, [{"1": -1}], value, linear, str) is None
+
+
+def test_repair_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 60 failing checks, one repaired per round: 60 rounds of up to 60
+    # evaluations.  Past the evaluation budget the repair gives up (the caller
+    # then runs its own search, which has a work budget).
+    import symshape.repair as repair_mod
+    n = 60
+    checks = [{f"a{i}": 1, "1": -5} for i in range(n)]
+    env = {f"a{i}": 1 for i in range(n)}
+    assert repaired(env, checks, value, linear, str) == {f"a{i}": 5 for i in range(n)}
+    monkeypatch.setattr(repair_mod, "MAX_EVALUATIONS", 100)
+    assert repaired(env, checks, value, linear, str) is None

@@ -1499,6 +1499,7 @@ class ScopeCopier:
     def __init__(self, target: AlgebraScope) -> None:
         self.target = target
         self.atoms: dict[Atom, Atom] = {}
+        self.monos: dict[Mono, Mono] = {}
 
     def expr(self, e: DimExpr | int) -> DimExpr | int:
         """``e`` as an expression of the target scope."""
@@ -1520,15 +1521,23 @@ class ScopeCopier:
     def mono(self, m: Mono) -> Mono:
         """``m`` with its compound atoms copied (atom order is kept: a copied
         atom has the sort key of the original)."""
-        for a, _ in m:
-            if type(a) is not Var:
-                return mono_of(tuple((self.atom(b), k) for b, k in m))
-        return m
+        got = self.monos.get(m)
+        if got is None:
+            got = m
+            for a, _ in m:
+                if type(a) is not Var:
+                    got = mono_of(tuple((self.atom(b), k) for b, k in m))
+                    break
+            self.monos[m] = got
+        return got
 
     def atom(self, a: Atom) -> Atom:
         """``a`` as an atom of the target scope."""
         if type(a) is Var:
             return a
+        got = self.atoms.get(a)
+        if got is not None:
+            return got
         return fold_atoms(a, self.atoms, self._copy_atom)
 
     def _copy_atom(self, a: Atom) -> Atom:

@@ -18,7 +18,19 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
+from symshape.expr import Terms, Var
+
 C = TypeVar("C")
+
+
+def linear_vars(terms: Terms) -> dict[str, int]:
+    """The variables of a term map (an expression's or a polynomial's) with
+    their coefficients in its degree-1 terms."""
+    out: dict[str, int] = {}
+    for m, c in terms.items():
+        if len(m) == 1 and m[0][1] == 1 and type(m[0][0]) is Var:
+            out[m[0][0].name] = c
+    return out
 
 
 #: evaluations of checks one repair may spend (it is a shortcut: when it runs
@@ -63,4 +75,4 @@ def repaired(env: dict[str, int], checks: Sequence[C],
     return None
 
 
-__all__ = ["MAX_EVALUATIONS", "repaired"]
+__all__ = ["MAX_EVALUATIONS", "linear_vars", "repaired"]

@@ -42,7 +42,7 @@ from symshape.expr import (
     make_var,
 )
 from symshape.intervals import Bound, BoundStep, IntervalBounds
-from symshape.repair import repaired
+from symshape.repair import linear_vars, repaired
 from symshape.rules import Constraint
 
 if TYPE_CHECKING:
@@ -579,11 +579,7 @@ def _repaired(env: dict[str, int], step: int, facts: Sequence[tuple[DimExpr | in
         return _value_at(fact[0], e, {})
 
     def linear(fact: tuple[DimExpr | int, str]) -> dict[str, int]:
-        f = fact[0]
-        if isinstance(f, int):
-            return {}
-        return {m[0][0].name: c for m, c in f.terms.items()
-                if len(m) == 1 and m[0][1] == 1 and type(m[0][0]) is Var}
+        return {} if isinstance(fact[0], int) else linear_vars(fact[0].terms)
     return repaired(env, facts, value, linear, str, step)
 
 

@@ -134,3 +134,25 @@ def test_unsatisfiable_texts_raise_every_time() -> None:
         with pytest.raises(symshape.UnsatisfiableConstraintsError):
             SymbolicScope(cs)
     assert cs not in scope_module._TEMPLATES
+
+
+def test_a_template_is_small() -> None:
+    """docs/decision.md: about 9 KB per list of 6 constraints (256 lists kept)."""
+    import tracemalloc
+    clear_templates()
+    lists = [(f"b >= {k}", f"mod(s, {k}) == 0", "a >= b + 8", "max(h, w) <= 4096",
+              "2*h + 1 <= 1024", "c <= 1000") for k in range(2, 42)]
+    for cs in lists:
+        SymbolicScope(cs)  # first sight: no template
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for cs in lists:
+            SymbolicScope(cs)  # second sight: keeps a template
+        gc.collect()
+        per_template = (tracemalloc.get_traced_memory()[0] - before) / len(lists)
+    finally:
+        tracemalloc.stop()
+    assert all(cs in scope_module._TEMPLATES for cs in lists)
+    assert per_template < 16_000, per_template

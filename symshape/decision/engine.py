@@ -54,6 +54,7 @@ from symshape.expr import (
     comparison_difference,
     fold_atoms,
 )
+from symshape.repair import linear_vars
 from symshape.scope import register_decider
 
 Bound = int | float
@@ -652,14 +653,16 @@ class Decider:
             return Point(env, 0, sub).poly(p)
 
         env0 = dict(start.env)
-        for x in probe.linear_vars(d):
+        for x in linear_vars(d):
             if x not in env0:  # a free variable the pool point leaves implicit
                 env0[x] = start.var(x)
+        # A repaired valuation satisfies the constraints and the divisors'
+        # conditions (checked exactly by the repair; values only grew from a
+        # valid point): only the claim is left to check.
         for env in probe.directed(env0, d, want_fails, [*constraints, *dom],
                                   lambda x: colors.get(x, 0), value):
             pt = self._point(env)
-            if self._valid(pt) and all(pt.poly(h) >= 0 for h in dom) and \
-                    (pt.poly(d) < 0) == want_fails:
+            if (pt.poly(d) < 0) == want_fails:
                 return pt
         return None
 

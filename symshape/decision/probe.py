@@ -20,8 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 
 from symshape.decision.poly import Poly
-from symshape.expr import Var
-from symshape.repair import repaired
+from symshape.repair import linear_vars, repaired
 
 #: variables pushed per question at most
 MAX_PUSHED = 3
@@ -31,24 +30,16 @@ PUSHES = ((8, 64), (64, 4096))
 Value = Callable[[dict[str, int], Poly], int | None]
 
 
-def linear_vars(p: Poly) -> dict[str, int]:
-    """The variables of ``p`` with their coefficients in its degree-1 terms."""
-    out: dict[str, int] = {}
-    for m, c in p.items():
-        if len(m) == 1 and m[0][1] == 1 and type(m[0][0]) is Var:
-            out[m[0][0].name] = c
-    return out
-
-
 def directed(env: dict[str, int], d: Poly, want_negative: bool, checks: Sequence[Poly],
              order: Callable[[str], object], value: Value) -> Iterator[dict[str, int]]:
     """Valuations from the valid ``env`` where ``d`` is likely negative
     (``want_negative``) or non-negative: each pushes one variable whose
     coefficient in ``d`` has the wanted sign, then repairs ``checks``."""
-    movers = [x for x, c in linear_vars(d).items()
-              if x in env and (c < 0) == want_negative]
+    movers = sorted((x for x, c in linear_vars(d).items()
+                     if x in env and (c < 0) == want_negative),
+                    key=lambda x: (order(x), x))[:MAX_PUSHED]
     for factor, floor in PUSHES:
-        for x in sorted(movers, key=lambda x: (order(x), x))[:MAX_PUSHED]:
+        for x in movers:
             pushed = dict(env)
             pushed[x] = max(factor * pushed[x], floor)
             fixed = repaired(pushed, checks, value, linear_vars, order)
@@ -56,4 +47,4 @@ def directed(env: dict[str, int], d: Poly, want_negative: bool, checks: Sequence
                 yield fixed
 
 
-__all__ = ["directed", "linear_vars"]
+__all__ = ["directed"]

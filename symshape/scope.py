@@ -504,7 +504,7 @@ class SymbolicScope(IntervalBounds):
 # private scope per list of texts (a scope a user holds would be kept alive by
 # the table), made the second time the texts are seen, so that a one-off scope
 # pays nothing for it.  The _TEMPLATES_MAX most recently used lists are kept
-# (about 9 KB each with 6 constraints).
+# (about 11 KB each with 6 constraints).
 _TEMPLATES: dict[tuple[str, ...], SymbolicScope] = {}
 _SEEN_ONCE: dict[tuple[str, ...], None] = {}
 _TEMPLATES_MAX = 256

@@ -137,7 +137,7 @@ def test_unsatisfiable_texts_raise_every_time() -> None:
 
 
 def test_a_template_is_small() -> None:
-    """docs/decision.md: about 9 KB per list of 6 constraints (256 lists kept)."""
+    """docs/decision.md: about 11 KB per list of 6 constraints (256 lists kept)."""
     import tracemalloc
     clear_templates()
     lists = [(f"b >= {k}", f"mod(s, {k}) == 0", "a >= b + 8", "max(h, w) <= 4096",

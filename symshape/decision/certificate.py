@@ -34,7 +34,7 @@ from typing import Any
 
 from symshape.decision import poly as P
 from symshape.decision.poly import Poly
-from symshape.errors import SymshapeError
+from symshape.errors import LazyText, SymshapeError
 from symshape.expr import DimExpr, FloorDiv, Max0, Var
 
 # Fact kinds.
@@ -328,7 +328,8 @@ class Refutation:
 # ---------------------------------------------------------------------------
 # Goals: which hypothesis sets a certificate must refute
 
-Link = tuple[str, Poly, str]  # (op in ">=", "==", "!=", d, text): "d op 0"
+# (op in ">=", "==", "!=", d, text): "d op 0"; the text may be made when first read
+Link = tuple[str, Poly, str | LazyText]
 
 
 def negation_cases(link_op: str, d: Poly) -> list[list[Poly]]:

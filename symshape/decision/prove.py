@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from functools import partial
 
 from symshape.build import parse_comparison_in_scope
 from symshape.decision.certificate import Link
@@ -10,14 +11,17 @@ from symshape.decision.poly import from_expr
 from symshape.decision.simplex import Limits
 from symshape.decision.suggest import with_suggestions
 from symshape.decision.verdict import Status, Verdict
-from symshape.errors import SymshapeError
+from symshape.errors import LazyText, SymshapeError
 from symshape.expr import DimExpr, comparison_difference
 from symshape.scope import SymbolicScope, resolve_scope
 
 
 def claim_links(text: str, scope: SymbolicScope) -> tuple[list[Link], list[str]]:
     """Parse a claim (comparison or chain) into links ``(op, d, text)`` meaning
-    ``d op 0`` with ``op`` in ``>= == !=``, and the names of its variables."""
+    ``d op 0`` with ``op`` in ``>= == !=``, and the names of its variables.
+
+    A link's text is made when first read (only the explanation of a claim
+    whose sides reduce to constants reads it): most proofs never print it."""
     links: list[Link] = []
     names: set[str] = set()
     parts = parse_comparison_in_scope(text, scope)
@@ -25,12 +29,20 @@ def claim_links(text: str, scope: SymbolicScope) -> tuple[list[Link], list[str]]
         for side in (lhs, rhs):
             if isinstance(side, DimExpr):
                 names |= side.free_vars
-        link_text = f"{lhs} {op} {rhs}"
-        if isinstance(lhs - rhs, int) and (isinstance(lhs, DimExpr) or isinstance(rhs, DimExpr)):
-            link_text += _same_form_reason(text, i, scope)
         kind, d = comparison_difference(op, lhs, rhs)
+        link_text = LazyText(partial(_link_text, text, i, scope, op, lhs, rhs, isinstance(d, int)))
         links.append((kind, from_expr(d), link_text))
     return links, sorted(names)
+
+
+def _link_text(text: str, index: int, scope: SymbolicScope, op: str, lhs: DimExpr | int,
+               rhs: DimExpr | int, constant: bool) -> str:
+    """``lhs op rhs`` in canonical form; for sides that differ by a constant
+    (``constant``) while not both constants, why (see _same_form_reason)."""
+    out = f"{lhs} {op} {rhs}"
+    if constant and (isinstance(lhs, DimExpr) or isinstance(rhs, DimExpr)):
+        out += _same_form_reason(text, index, scope)
+    return out
 
 
 def _same_form_reason(text: str, index: int, scope: SymbolicScope) -> str:

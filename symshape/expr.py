@@ -100,14 +100,15 @@ class Atom:
 
     # _key: set by Var.__init__; for floordivs and maxes, None until sort_key
     # computes it (it sorts the operands, and many atoms never need it).
-    # _digest and _size: memos of symshape.decision.poly, and _shape, one of
-    # symshape.decision.canon, kept on the atom so that they die with its
+    # _digest and _size: memos of symshape.decision.poly, and _shape and
+    # _depth, ones of symshape.decision.canon, kept on the atom so that they die with its
     # scope (a global table would keep scopes alive).
     # _m1: the atom's degree-1 monomial (see atom_mono); _monos and _mkeys:
     # the monomials interned in this atom and their sort keys (see mono_of
     # and _MonoKeys); None until first needed.  The constructors set the
     # lazily filled slots to None: a missing slot costs an exception to test.
-    __slots__ = ("_key", "_digest", "_size", "_shape", "_m1", "_monos", "_mkeys", "__weakref__")
+    __slots__ = ("_key", "_digest", "_size", "_shape", "_depth", "_m1", "_monos", "_mkeys",
+                 "__weakref__")
     _key: tuple[Any, ...] | None
     _digest: int
     _size: int

@@ -66,3 +66,21 @@ def test_colours_need_no_recursion_for_deep_nests() -> None:
         text = f"max({text}, b + {k})"
     colors = canon.variable_colors(_polys(f"{text} >= a"))
     assert set(colors) == {"a", "b"}
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(polynomials, polynomials)
+def test_sort_columns_is_the_column_order(lhs: Tree, rhs: Tree) -> None:
+    # sort_columns computes colours only for ties of degree and depth: the
+    # order must be exactly the one of the full key.
+    polys = _polys(f"{render(lhs)} >= {render(rhs)}")
+    monos = {m for p in polys for m in p if m}
+    assert canon.sort_columns(monos, polys) == sorted(monos, key=canon.column_order(polys))
+
+
+def test_atom_depth_counts_the_nesting() -> None:
+    (d,) = _polys("floordiv(max(a, b) + mod(c, 4), d) >= 0")
+    depths = sorted(canon.atom_depth(a) for m in d for a, _ in m)
+    assert depths == [2]  # max(a, b) and mod(c, 4) are made of atoms of depth 1
+    (d,) = _polys("a + max(a, b) >= 0")
+    assert sorted(canon.atom_depth(a) for m in d for a, _ in m) == [0, 0, 1]  # a, b, max

@@ -66,7 +66,6 @@ class Linearizer:
         self._upper: dict[Mono, Fact | None] = {}
         self._mcc: dict[Mono, tuple[Fact, ...]] = {}
         self._base: dict[int, tuple[list[Fact], list[Atom]]] = {}
-        self._depth: dict[Atom, int] = {}
         self._pbounds: dict[frozenset[Any], tuple[Fact | None, Fact | None]] = {}
         self._factor: dict[frozenset[Any], tuple[Fact, ...]] = {}
         self._eqs: list[tuple[Fact, Fact, frozenset[Atom]]] | None = None
@@ -75,12 +74,11 @@ class Linearizer:
     def structural_copy(self, prove_lemma: LemmaProver,
                         probe: Callable[[Poly], list[int]] | None = None) -> Linearizer:
         """A linearizer sharing the caches that depend only on the scope's
-        structure (axioms, sub-atoms, depths, the facts of the constraints),
+        structure (axioms, sub-atoms, the facts of the constraints),
         with none of the facts proved by lemmas."""
         new = Linearizer(self.scope, prove_lemma, probe)
         new._axioms = self._axioms
         new._sub = self._sub
-        new._depth = self._depth
         # level 0: constraints and axioms only (higher levels add derived facts)
         new._base = {lv: b for lv, b in self._base.items() if lv == 0}
         return new
@@ -139,25 +137,9 @@ class Linearizer:
         return fs
 
     def depth(self, a: Atom) -> int:
-        """Nesting depth: 0 for a variable, 1 + the deepest sub-atom otherwise."""
-        d = self._depth.get(a)
-        if d is not None:
-            return d
-        stack = [a]
-        while stack:
-            x = stack[-1]
-            if x in self._depth:
-                stack.pop()
-                continue
-            subs = self.sub_atoms(x)
-            missing = [b for b in subs if b not in self._depth]
-            if missing:
-                stack.extend(missing)
-                continue
-            self._depth[x] = 0 if type(x) is Var else \
-                1 + max((self._depth[b] for b in subs), default=0)
-            stack.pop()
-        return self._depth[a]
+        """Nesting depth: 0 for a variable, 1 + the deepest sub-atom otherwise
+        (kept on the atom: see :func:`symshape.decision.canon.atom_depth`)."""
+        return canon.atom_depth(a)
 
     def mono_depth(self, m: Mono) -> int:
         """The depth of the deepest atom of a monomial."""

@@ -124,7 +124,7 @@ class Search:
         # variables come from the question and the constraints; the facts
         # derived from them would only cost time here.
         polys = [f.poly for f in self.facts if f.kind in ("hyp", "constraint", "implicit")]
-        ordered = sorted(monos, key=canon.column_order(polys))
+        ordered = canon.sort_columns(monos, polys)
         first = len(self.sx.lo)
         self.sx.add_vars(len(ordered))
         for j, m in enumerate(ordered, first):

@@ -20,6 +20,7 @@ import symshape
 from symshape import InconclusiveDimensionOperation, SymbolicScope
 from symshape import scope as scope_module
 from symshape.errors import SymshapeError
+from symshape.expr import DimExpr
 
 NAMES = ("a", "b", "c", "d")
 
@@ -109,6 +110,7 @@ def test_a_copy_has_expressions_of_its_own() -> None:
     copy = SymbolicScope(cs)
     for c1, c2 in zip(first.constraints, copy.constraints, strict=True):
         assert str(c1) == str(c2)
+        assert isinstance(c1.diff, DimExpr) and isinstance(c2.diff, DimExpr)
         assert c2.diff.scope is copy and c1.diff.scope is first
     s1, = first.symbolic_shape("s")
     s2, = copy.symbolic_shape("s")
@@ -116,6 +118,20 @@ def test_a_copy_has_expressions_of_its_own() -> None:
     assert str(copy.symbolic_shape("max(h, w)")[0]) == str(first.symbolic_shape("max(h, w)")[0])
     with pytest.raises(SymshapeError):
         _ = s1 + s2  # two scopes never mix
+
+
+def test_copies_share_the_valuation_pool() -> None:
+    # The pool depends on the texts alone: scopes built from them share its
+    # points, which name no atom (no scope is kept alive through them).
+    clear_templates()
+    cs = ("mod(s, 128) == 0", "t >= s + 8")
+    scopes = [SymbolicScope(cs) for _ in range(4)]
+    for sc in scopes:
+        assert symshape.prove("t >= s + 9", scope=sc).status == symshape.Status.INCONCLUSIVE
+    pools = [sc.shared_derivations["pool"] for sc in scopes[1:]]
+    assert pools[0] is pools[1] is pools[2] and len(pools[0]) >= 10
+    assert all(pt.memo is None for pt in pools[0])
+    assert all(pt.env["s"] % 128 == 0 and pt.env["t"] >= pt.env["s"] + 8 for pt in pools[0])
 
 
 def test_the_template_table_keeps_no_user_scope_alive_and_is_bounded() -> None:

@@ -360,16 +360,14 @@ class Decider:
             with self._lock:
                 if self._pool is None:
                     # The pool depends on the constraints alone: scopes built
-                    # from the same texts compute it once.
+                    # from the same texts compute it once, and share its
+                    # points (points without a memo name no atom of a scope).
                     shared = self.scope.shared_derivations
-                    envs = shared.get("pool")
-                    if envs is None:
-                        points = self._initial_pool()
-                        shared.setdefault("pool", tuple((pt.env, pt.seed) for pt in points))
-                    elif envs and not envs[0][0]:  # no constraint variables
-                        points = _FREE_POINTS
-                    else:
-                        points = tuple(self._point(env, seed) for env, seed in envs)
+                    points = shared.get("pool")
+                    if points is None:
+                        points = shared.setdefault("pool", tuple(
+                            pt if pt.memo is None else Point(pt.env, pt.seed, None)
+                            for pt in self._initial_pool()))
                     self._pool = Pool(points, self.lin.sub_atoms)
                 pool = self._pool
         return pool

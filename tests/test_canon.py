@@ -84,3 +84,19 @@ def test_atom_depth_counts_the_nesting() -> None:
     assert depths == [2]  # max(a, b) and mod(c, 4) are made of atoms of depth 1
     (d,) = _polys("a + max(a, b) >= 0")
     assert sorted(canon.atom_depth(a) for m in d for a, _ in m) == [0, 0, 1]  # a, b, max
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(polynomials, polynomials)
+def test_place_colours_follow_a_renaming(lhs: Tree, rhs: Tree) -> None:
+    polys = _polys(f"{render(lhs)} >= {render(rhs)}")
+    renamed = _polys(f"{render(renamed_tree(lhs))} >= {render(renamed_tree(rhs))}")
+    colors, colors2 = canon.place_colors(polys), canon.place_colors(renamed)
+    assert {RENAME[n]: c for n, c in colors.items()} == colors2
+
+
+def test_place_colours_tell_places_apart() -> None:
+    colors = canon.place_colors(_polys("2*a + floordiv(b, c) >= mod(c, 4)"))
+    assert len({colors["a"], colors["b"], colors["c"]}) == 3
+    colors = canon.place_colors(_polys("a + b >= c*c"))
+    assert colors["a"] == colors["b"] != colors["c"]

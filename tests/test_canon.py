@@ -34,8 +34,9 @@ def _polys(claim: str) -> list:
 def test_colours_and_column_order_follow_a_renaming(lhs: Tree, rhs: Tree) -> None:
     polys = _polys(f"{render(lhs)} >= {render(rhs)}")
     renamed = _polys(f"{render(renamed_tree(lhs))} >= {render(renamed_tree(rhs))}")
-    colors, colors2 = canon.variable_colors(polys), canon.variable_colors(renamed)
-    assert {RENAME[n]: c for n, c in colors.items()} == colors2
+    for colours in (canon.variable_colors, canon.place_colors):
+        colors, colors2 = colours(polys), colours(renamed)
+        assert {RENAME[n]: c for n, c in colors.items()} == colors2
     # Monomials told apart by the colours come in the same order.
     key, key2 = canon.column_order(polys), canon.column_order(renamed)
     order = [key(m)[:3] for m in sorted({m for p in polys for m in p if m}, key=key)]
@@ -84,15 +85,6 @@ def test_atom_depth_counts_the_nesting() -> None:
     assert depths == [2]  # max(a, b) and mod(c, 4) are made of atoms of depth 1
     (d,) = _polys("a + max(a, b) >= 0")
     assert sorted(canon.atom_depth(a) for m in d for a, _ in m) == [0, 0, 1]  # a, b, max
-
-
-@settings(max_examples=200, deadline=None, derandomize=True)
-@given(polynomials, polynomials)
-def test_place_colours_follow_a_renaming(lhs: Tree, rhs: Tree) -> None:
-    polys = _polys(f"{render(lhs)} >= {render(rhs)}")
-    renamed = _polys(f"{render(renamed_tree(lhs))} >= {render(renamed_tree(rhs))}")
-    colors, colors2 = canon.place_colors(polys), canon.place_colors(renamed)
-    assert {RENAME[n]: c for n, c in colors.items()} == colors2
 
 
 def test_place_colours_tell_places_apart() -> None:

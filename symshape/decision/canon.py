@@ -239,22 +239,24 @@ def sort_columns(monos: Iterable[Mono], polys: Sequence[P.Poly]) -> list[Mono]:
     """``sorted(monos, key=column_order(polys))``, with the colours and the
     coloured digests computed only for monomials that degree and depth leave
     tied (the colours cost more than the rest of a tableau's set-up)."""
-    ranked = sorted(((P.column_key(m)[0], -_mono_depth(m)), m) for m in monos)
+    # (monomials themselves are never compared: their tuple order would ask
+    # for the atoms' sort keys)
+    cheap = {m: (P.column_key(m)[0], -_mono_depth(m)) for m in monos}
+    ranked = sorted(cheap, key=cheap.__getitem__)
     out: list[Mono] = []
     dg: _Digests | None = None
     i, n = 0, len(ranked)
     while i < n:
         j = i + 1
-        while j < n and ranked[j][0] == ranked[i][0]:
+        while j < n and cheap[ranked[j]] == cheap[ranked[i]]:
             j += 1
         if j - i == 1:
-            out.append(ranked[i][1])
+            out.append(ranked[i])
         else:
             if dg is None:
                 dg = _Digests(variable_colors(polys, rounds=1))
             digests = dg
-            out.extend(sorted((m for _, m in ranked[i:j]),
-                              key=lambda m: (digests.mono(m), P.column_key(m)[1])))
+            out.extend(sorted(ranked[i:j], key=lambda m: (digests.mono(m), P.column_key(m)[1])))
         i = j
     return out
 

@@ -157,36 +157,12 @@ def place_colors(polys: Sequence[P.Poly]) -> dict[str, int]:
     """Cheap colours from each variable's direct places alone (the kind of
     atom or fact it sits in, the operand, its coefficient and the size of its
     monomial): no digests of atoms, no refinement.  What the valuation pool
-    needs to give different variables different values (for every question:
-    the places are described as they are found, in one pass)."""
-    places: dict[str, list[tuple[int, int, int, int, int]]] = {}
-    seen: set[Atom] = set()
-    todo: list[Atom] = []
-
-    def visit(kind: int, i: int, terms: Any) -> None:
-        for m, c in terms.items():
-            n = len(m)
-            degree = m[0][1] if n == 1 else sum(k for _, k in m)
-            for a, _ in m:
-                if type(a) is Var:
-                    where = places.get(a.name)
-                    if where is None:
-                        places[a.name] = [(kind, i, c, n, degree)]
-                    else:
-                        where.append((kind, i, c, n, degree))
-                elif a not in seen:
-                    seen.add(a)
-                    todo.append(a)
-
-    for p in polys:
-        visit(-1, -1, p)  # a fact: kind and operand -1
-    while todo:  # the same walk as _places
-        a = todo.pop()
-        kind = 2 if type(a) is FloorDiv else 3
-        for k, o in enumerate(a.operands):
-            if isinstance(o, DimExpr):
-                visit(kind, k, o.terms)
-    return {name: hash(tuple(sorted(where))) for name, where in places.items()}
+    needs to give different variables different values."""
+    return {name: hash(tuple(sorted(
+        (-1 if parent is None else 2 if type(parent) is FloorDiv else 3,
+         -1 if parent is None else i, c, len(m), sum(k for _, k in m))
+        for parent, i, m, c in where)))
+        for name, where in _places(polys).items()}
 
 
 def variable_colors(polys: Sequence[P.Poly], rounds: int = MAX_ROUNDS) -> dict[str, int]:

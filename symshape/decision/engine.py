@@ -365,9 +365,7 @@ class Decider:
                     shared = self.scope.shared_derivations
                     points = shared.get("pool")
                     if points is None:
-                        points = shared.setdefault("pool", tuple(
-                            pt if pt.memo is None else Point(pt.env, pt.seed, None)
-                            for pt in self._initial_pool()))
+                        points = shared.setdefault("pool", self._initial_pool())
                     self._pool = Pool(points, self.lin.sub_atoms)
                 pool = self._pool
         return pool
@@ -427,7 +425,9 @@ class Decider:
         n = max(POOL_FREE_SEEDS, len(models))
         if not models:
             return ()
-        return tuple(self._point(models[i % len(models)], i) for i in range(n))
+        # Points without a memo: they name no atom, so scopes built from the
+        # same texts share them (see _get_pool).
+        return tuple(Point(models[i % len(models)], i, None) for i in range(n))
 
     def _verified_point(self, env: dict[str, int]) -> Point:
         """A verified valuation found by a search, as evidence of one answer.

@@ -50,6 +50,26 @@ START_WHAT: Final = {
 # --------------------------------------------------------------------------- helpers
 
 
+_CHUNK: Final = 10 ** 600  # digits below the smallest limit Python allows (640)
+
+
+def int_to_digits(n: int) -> str:
+    """``str(n)``, also above ``sys.get_int_max_str_digits()`` (the inverse
+    of :func:`digits_to_int`: printing a constant that was read must work)."""
+    if -_CHUNK < n < _CHUNK:
+        return str(n)
+    limit = sys.get_int_max_str_digits()
+    if limit == 0 or n.bit_length() * 0.30103 < limit - 1:
+        return str(n)
+    sign, n = ("-", -n) if n < 0 else ("", n)
+    parts: list[str] = []
+    while n >= _CHUNK:
+        n, r = divmod(n, _CHUNK)
+        parts.append(f"{r:0600d}")
+    parts.append(str(n))
+    return sign + "".join(reversed(parts))
+
+
 def digits_to_int(digits: str) -> int:
     """``int(digits)``, also above ``sys.get_int_max_str_digits()``."""
     if len(digits) <= 600:  # below the smallest limit Python allows (640)

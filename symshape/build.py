@@ -14,7 +14,17 @@ from typing import TYPE_CHECKING, Any
 from symshape import parsing
 from symshape._echo import echo
 from symshape.errors import ParseError, SymshapeError
-from symshape.expr import _ONE, DimExpr, _as_int, add_into, floordiv, max_expr, min_expr, mod
+from symshape.expr import (
+    _ONE,
+    DimExpr,
+    _as_int,
+    add_into,
+    dim_power,
+    floordiv,
+    max_expr,
+    min_expr,
+    mod,
+)
 
 if TYPE_CHECKING:
     from symshape.scope import SymbolicScope
@@ -147,7 +157,7 @@ def _combine(node: tuple[Any, ...], args: list[Dim], text: str) -> Dim:
         return -args[0]
     try:
         if kind == "pow":
-            return args[0] ** node[3]
+            return dim_power(args[0], node[3])
         return _BINARY[kind](args[0], args[1])
     except ZeroDivisionError as err:
         raise ParseError(f"division by zero in {kind}", text=text, column=node[1]) from err

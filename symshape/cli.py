@@ -75,7 +75,17 @@ class _ArgumentParser(argparse.ArgumentParser):
 
 
 def _print_json(obj: Any, out: IO[str]) -> None:
-    print(json.dumps(obj, indent=2), file=out)
+    # JSON numbers have no size limit, but json writes ints with int.__repr__,
+    # which Python refuses beyond 4300 digits by default: lift the limit for
+    # this one call (constants may have up to parsing.MAX_INT_DIGITS digits,
+    # and values at valuations more).
+    limit = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        text = json.dumps(obj, indent=2)
+    finally:
+        sys.set_int_max_str_digits(limit)
+    print(text, file=out)
 
 
 def _limits(args: argparse.Namespace, progress: ProgressLine | None) -> dict[str, Any]:

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, Union, cast
 import numpy as np
 
 from symshape.errors import DivisionByZeroRiskError, ExpressionTooLargeError, UnknownDimensionError
+from symshape.parsing import MAX_INT_DIGITS
 
 if TYPE_CHECKING:
     from symshape.scope import SymbolicScope  # only for the public ``DimExpr.scope``
@@ -379,6 +380,36 @@ def atom_mono(a: Atom) -> Mono:
 
 Terms = dict[Mono, int]
 DimLike = Union["DimExpr", int]
+
+# An end of an interval: an int, or -math.inf / math.inf (the only floats).
+Bound = int | float
+
+
+def is_finite(b: Bound) -> bool:
+    """Is the interval end ``b`` finite?  Decided by type, never by converting
+    to float (``math.isfinite`` overflows on ints beyond 1e308)."""
+    return type(b) is not float
+
+
+def bound_add(x: Bound, y: Bound) -> Bound:
+    """``x + y`` for interval ends of the same side: an infinite one wins
+    (adding a float infinity to an int beyond 1e308 would overflow)."""
+    if type(x) is float:
+        return x
+    if type(y) is float:
+        return y
+    return x + y
+
+
+def bound_mul(x: Bound, y: Bound) -> Bound:
+    """``x * y`` for interval ends, with ``0 * inf == 0`` (the zero side
+    really is zero) and no float conversion of large ints."""
+    if x == 0 or y == 0:
+        return 0
+    if type(x) is float or type(y) is float:
+        return math.inf if (x > 0) == (y > 0) else -math.inf
+    return x * y
+
 
 _ONE: Mono = mono_of(())
 
@@ -814,15 +845,7 @@ class DimExpr:
                             f"got {power!r}")
         if p < 0:
             raise ValueError(f"negative exponent {p} of dimension expression '{self}'")
-        result: DimExpr | int = 1
-        base: DimExpr | int = self
-        while p:
-            if p & 1:
-                result = _mul_any(result, base, self._scope)
-            p >>= 1
-            if p:
-                base = _mul_any(base, base, self._scope)
-        return result
+        return dim_power(self, p)
 
     def __floordiv__(self, other: Any) -> DimExpr | int:
         o = self._coerce(other, "//")
@@ -1015,6 +1038,10 @@ def _mul(e: DimExpr, other: DimExpr | int, scope: AlgebraScope) -> DimExpr | int
         return DimExpr.make({m: c * other for m, c in e._terms.items()}, scope)
     assert isinstance(other, DimExpr)
     pairs = len(e._terms) * len(other._terms)
+    if degree(e) + degree(other) > MAX_DEGREE:
+        raise ExpressionTooLargeError(
+            f"expression too large: the product of ({_brief(e)}) and ({_brief(other)}) has degree "
+            f"{degree(e) + degree(other)}, above the limit of {MAX_DEGREE}")
     if pairs > MAX_PRODUCT_PAIRS:
         raise ExpressionTooLargeError(
             f"expression too large: multiplying a {len(e._terms)}-term expression by a "
@@ -1070,6 +1097,61 @@ def set_printer(printer: Callable[[DimExpr], str]) -> None:
 # Multiplying expressions costs one step per pair of terms: bound it, so that
 # building an expression (``(a + ... + h)**10``) cannot run for minutes.
 MAX_PRODUCT_PAIRS = 100_000
+
+
+# Degrees and constants are bounded so that every query stays cheap: a
+# valuation's value of a degree-1000 monomial already has thousands of digits,
+# and ``a**10**20`` or ``2**10**20`` would never finish.  Real shapes use
+# degree 2 or 3 and constants far below 2**64.
+MAX_DEGREE = 1000
+# A constant power may have as many digits as one integer literal.
+_MAX_CONSTANT_BITS = MAX_INT_DIGITS * 3322 // 1000 + 1  # 10**k has at most k*log2(10)+1 bits
+
+
+def degree(e: DimExpr | int) -> int:
+    """The total degree of ``e`` (of its leading monomial; 0 for constants)."""
+    if isinstance(e, int):
+        return 0
+    return sum(k for _, k in e.leading_term[0])
+
+
+def dim_power(x: DimExpr | int, p: int) -> DimExpr | int:
+    """``x ** p`` for an int ``p >= 0``, refusing results beyond the size
+    limits (:data:`MAX_DEGREE`; ``MAX_INT_DIGITS`` digits for an int) before
+    any work."""
+    if isinstance(x, int):
+        if p > 1 and abs(x) > 1 and (abs(x).bit_length() - 1) * p >= _MAX_CONSTANT_BITS:
+            raise ExpressionTooLargeError(
+                f"constant too large: {_short_int(x)}**{_short_int(p)} has more than "
+                f"{MAX_INT_DIGITS} digits")
+        return x ** p
+    if p > 1 and degree(x) * p > MAX_DEGREE:
+        raise ExpressionTooLargeError(
+            f"expression too large: ({_brief(x)})**{_short_int(p)} has degree "
+            f"{_short_int(degree(x) * p)}, above the limit of {MAX_DEGREE}")
+    result: DimExpr | int = 1
+    base: DimExpr | int = x
+    while p:
+        if p & 1:
+            result = _mul_any(result, base, x._scope)
+        p >>= 1
+        if p:
+            base = _mul_any(base, base, x._scope)
+    return result
+
+
+def _brief(e: DimExpr) -> str:
+    """The text of ``e`` for an error message, cut after 80 characters."""
+    text = str(e)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _short_int(n: int) -> str:
+    """``n`` in decimal, or its digit count when too long to show (and to
+    convert: Python refuses ints of over 4300 digits by default)."""
+    if n.bit_length() <= 200:
+        return str(n)
+    return f"<an integer of about {int(n.bit_length() * 0.30103) + 1} digits>"
 
 
 def _mul_any(x: DimExpr | int, y: DimExpr | int, scope: AlgebraScope) -> DimExpr | int:
@@ -1261,7 +1343,7 @@ def _floordiv_const_atom(terms: Terms, k: int, scope: AlgebraScope) -> DimExpr |
     lb, ub = scope.interval(num)
     if lb >= 0 and ub < k:
         return 0
-    if math.isfinite(lb) and math.isfinite(ub) and lb // k == ub // k:
+    if is_finite(lb) and is_finite(ub) and lb // k == ub // k:
         return int(lb // k)
     return DimExpr.make({atom_mono(make_floordiv_atom(num, k, scope)): 1}, scope)
 

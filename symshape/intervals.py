@@ -18,6 +18,7 @@ from symshape.errors import UnsatisfiableConstraintsError
 from symshape.expr import (
     _ONE,
     Atom,
+    Bound,
     DimExpr,
     FloorDiv,
     Max0,
@@ -26,31 +27,42 @@ from symshape.expr import (
     Terms,
     Var,
     atom_mono,
+    bound_add,
+    bound_mul,
+    is_finite,
     make_var,
 )
 from symshape.rules import ConstraintRules
 
-Bound = float | int  # ints, or -math.inf / math.inf
 # (index in facts(), scale, ((atom, weight), ...)): see IntervalBounds.bound_steps
 BoundOrigin = tuple[int, int, tuple[tuple[Atom, int], ...]]
 # (monomial, side, origin, value)
 BoundStep = tuple[Mono, int, BoundOrigin, int]
 
+# Interval ends are ints or float infinities: every sum and product of ends
+# goes through bound_add / bound_mul (or checks the type first), because an
+# int beyond 1e308 met with a float infinity would overflow.
 
-def _imul(x: Bound, y: Bound) -> Bound:
-    # Interval products: 0 * inf is 0, because the 0 side really is 0.
-    if x == 0 or y == 0:
-        return 0
-    return x * y
+
+def _imul(lo: Bound, hi: Bound, lo2: Bound, hi2: Bound) -> tuple[Bound, Bound]:
+    """The product of the intervals ``[lo, hi]`` and ``[lo2, hi2]``."""
+    cands = (bound_mul(lo, lo2), bound_mul(lo, hi2), bound_mul(hi, lo2), bound_mul(hi, hi2))
+    return min(cands), max(cands)
 
 
 def _mono_interval(lo_hi: list[tuple[Bound, Bound, int]]) -> tuple[Bound, Bound]:
     lo: Bound = 1
     hi: Bound = 1
     for alo, ahi, k in lo_hi:
-        for _ in range(k):
-            cands = (_imul(lo, alo), _imul(lo, ahi), _imul(hi, alo), _imul(hi, ahi))
-            lo, hi = min(cands), max(cands)
+        # The k-fold product of [alo, ahi] by repeated squaring (interval
+        # products are associative): a loop over k would take as long as the
+        # exponent is large.
+        while k:
+            if k & 1:
+                lo, hi = _imul(lo, hi, alo, ahi)
+            k >>= 1
+            if k:
+                alo, ahi = _imul(alo, ahi, alo, ahi)
     return lo, hi
 
 
@@ -67,13 +79,13 @@ class IntervalBounds(ConstraintRules):
         """The lower bound of variable ``name`` that the constraints give it by
         interval propagation (at least 1; cheap, not always the tightest)."""
         lo = self._factor_interval(make_var(name))[0]
-        return max(1, int(lo)) if math.isfinite(lo) else 1
+        return max(1, int(lo)) if is_finite(lo) else 1
 
     def var_upper_bound(self, name: str) -> int | None:
         """The upper bound of variable ``name`` that the constraints give it by
         interval propagation (None when there is none)."""
         hi = self._factor_interval(make_var(name))[1]
-        return int(hi) if math.isfinite(hi) else None
+        return int(hi) if is_finite(hi) else None
 
     def _copy_bounds_from(self, src: IntervalBounds, cp: ScopeCopier) -> None:
         """Take the propagated monomial bounds of ``src`` (a scope built from
@@ -136,7 +148,7 @@ class IntervalBounds(ConstraintRules):
         :attr:`bound_steps`); True when a monomial bound changed."""
         bounds = [self._mono_interval(m) for m, _ in items]
         # The largest value of each term c*m, and of their sum.
-        his = [_imul(c, hi) if c > 0 else _imul(c, lo)
+        his = [bound_mul(c, hi) if c > 0 else bound_mul(c, lo)
                for (_, c), (lo, hi) in zip(items, bounds, strict=True)]
         n_inf = sum(1 for h in his if h == math.inf)
         if n_inf > 1:
@@ -229,18 +241,18 @@ class IntervalBounds(ConstraintRules):
             nlo, nhi = self.interval(a.num)
             if isinstance(a.den, int):
                 k = a.den
-                return (nlo // k if math.isfinite(nlo) else nlo,
-                        nhi // k if math.isfinite(nhi) else nhi)
+                return (nlo // k if is_finite(nlo) else nlo,
+                        nhi // k if is_finite(nhi) else nhi)
             dlo, dhi = self.interval(a.den)
             dlo = max(dlo, 1)
             if nlo >= 0:
-                lo = 0 if math.isinf(dhi) else nlo // dhi
-                hi = nhi if math.isinf(nhi) else nhi // dlo
+                lo = 0 if not is_finite(dhi) else nlo // dhi
+                hi = nhi if not is_finite(nhi) else nhi // dlo
                 return lo, hi
-            lo = nlo if math.isinf(nlo) else nlo // dlo
+            lo = nlo if not is_finite(nlo) else nlo // dlo
             if nhi < 0:
-                return lo, (-1 if math.isinf(dhi) else nhi // dhi)
-            hi = nhi if math.isinf(nhi) else nhi // dlo
+                return lo, (-1 if not is_finite(dhi) else nhi // dhi)
+            hi = nhi if not is_finite(nhi) else nhi // dlo
             return lo, hi
         assert t is Max0
         lo, hi = self.interval(a.arg)
@@ -283,8 +295,9 @@ class IntervalBounds(ConstraintRules):
     def terms_interval(self, terms: Terms) -> tuple[Bound, Bound]:
         """Interval bounds of the sum of ``terms`` (monomial -> coefficient),
         each monomial bounded on its own."""
-        lo: Bound = 0
+        lo: Bound = 0  # ints: infinite terms only set the flags
         hi: Bound = 0
+        lo_open = hi_open = False
         mono_bounds = self._mono_bounds
         for m, c in terms.items():
             if not m:
@@ -305,14 +318,27 @@ class IntervalBounds(ConstraintRules):
                     mlo, mhi = max(mlo, pb[0]), min(mhi, pb[1])
             else:
                 mlo, mhi = self._mono_interval(m)
-            # _imul inlined: 0 * inf is 0
+            # bound_mul and bound_add inlined: 0 * inf is 0, and an infinite
+            # end makes the sum infinite (the only floats are infinities)
             if c > 0:
-                lo += 0 if mlo == 0 else c * mlo
-                hi += 0 if mhi == 0 else c * mhi
-            else:
-                lo += 0 if (mhi == 0 or c == 0) else c * mhi
-                hi += 0 if (mlo == 0 or c == 0) else c * mlo
-        return lo, hi
+                if type(mlo) is float:
+                    lo_open = True
+                elif mlo:
+                    lo += c * mlo
+                if type(mhi) is float:
+                    hi_open = True
+                elif mhi:
+                    hi += c * mhi
+            elif c:
+                if type(mhi) is float:
+                    lo_open = True
+                elif mhi:
+                    lo += c * mhi
+                if type(mlo) is float:
+                    hi_open = True
+                elif mlo:
+                    hi += c * mlo
+        return (-math.inf if lo_open else lo), (math.inf if hi_open else hi)
 
     def _relaxed_interval(self, e: DimExpr) -> tuple[Bound, Bound]:
         """Interval of ``e`` after exposing the structure of its top-level atoms.
@@ -370,10 +396,10 @@ class IntervalBounds(ConstraintRules):
                     mlo, mhi = max(0, -dhi), max(0, -dlo)  # max(-D, 0)
                 else:
                     mlo, mhi = self._atom_interval(a)
-                lo_x += _imul(w, mlo) if w > 0 else _imul(w, mhi)
-                hi_x += _imul(w, mhi) if w > 0 else _imul(w, mlo)
+                lo_x = bound_add(lo_x, bound_mul(w, mlo) if w > 0 else bound_mul(w, mhi))
+                hi_x = bound_add(hi_x, bound_mul(w, mhi) if w > 0 else bound_mul(w, mlo))
             lo, hi = self.terms_interval({m: c for m, c in terms.items() if c})
-            lo, hi = lo + lo_x, hi + hi_x
+            lo, hi = bound_add(lo, lo_x), bound_add(hi, hi_x)
             if lo != -math.inf:
                 best_lo = max(best_lo, -((-lo) // scale))
             if hi != math.inf:

@@ -5,12 +5,13 @@ build on this module, so neither imports the other's internals)."""
 from __future__ import annotations
 
 import contextlib
-import math
 import os
 from collections.abc import Iterator, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
+from symshape._fastparse import int_to_digits
 from symshape.decision.verdict import format_valuation
+from symshape.expr import Bound, is_finite
 
 if TYPE_CHECKING:
     from symshape.decision import Verdict
@@ -31,9 +32,6 @@ EXIT_INTERRUPTED = 130
 PROGRESS_DELAY = 1.0
 """Seconds a decision runs before its progress line appears (quick answers show none)."""
 
-Bound = float | int
-
-
 class UsageError(Exception):
     """A command-line usage error (raised instead of argparse's ``sys.exit(2)``).
 
@@ -47,7 +45,7 @@ class UsageError(Exception):
 
 def json_bound(b: Bound) -> int | None:
     """A bound for JSON: an int, or ``None`` for an infinite bound."""
-    return None if isinstance(b, float) and math.isinf(b) else int(b)
+    return int(b) if is_finite(b) else None
 
 
 def format_bounds(text: str, lo: Bound, hi: Bound, written: str | None = None) -> str:
@@ -61,16 +59,20 @@ def format_bounds(text: str, lo: Bound, hi: Bound, written: str | None = None) -
     if lo == hi:
         shown = " ".join((written if written is not None and _is_int_text(text)
                           else text).split())
-        return str(lo) if _is_int_text(shown) else f"{shown} is always {lo}"
-    has_lo = not math.isinf(lo)
-    has_hi = not math.isinf(hi)
+        return _int(lo) if _is_int_text(shown) else f"{shown} is always {_int(lo)}"
+    has_lo = is_finite(lo)
+    has_hi = is_finite(hi)
     if has_lo and has_hi:
-        return f"{lo} <= {text} <= {hi}"
+        return f"{_int(lo)} <= {text} <= {_int(hi)}"
     if has_lo:
-        return f"{text} >= {lo}"
+        return f"{text} >= {_int(lo)}"
     if has_hi:
-        return f"{text} <= {hi}"
+        return f"{text} <= {_int(hi)}"
     return f"{text} is unbounded in both directions"
+
+
+def _int(b: Bound) -> str:
+    return int_to_digits(int(b))
 
 
 def _is_int_text(text: str) -> bool:

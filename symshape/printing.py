@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 
+from symshape._fastparse import int_to_digits
 from symshape.expr import (
     _ONE,
     Atom,
@@ -33,8 +34,11 @@ from symshape.expr import (
 _PRINTING = threading.local()
 
 
-def _text(e: DimExpr | int) -> str:
-    return str(e) if isinstance(e, int) else _expr_text(e)
+def dim_text(e: DimExpr | int) -> str:
+    """The text of an expression or an int (of any size: ``str`` refuses
+    ints of over 4300 digits by default)."""
+    return int_to_digits(e) if isinstance(e, int) else _expr_text(e)
+
 
 
 def _atom_text(a: Atom) -> str:
@@ -49,9 +53,9 @@ def _atom_text(a: Atom) -> str:
 def _new_atom_text(a: Atom) -> str:
     t = type(a)
     if t is FloorDiv:
-        return f"floordiv({_text(a.num)}, {_text(a.den)})"  # type: ignore[attr-defined]
+        return f"floordiv({dim_text(a.num)}, {dim_text(a.den)})"  # type: ignore[attr-defined]
     if t is Max0:
-        return f"max({_text(a.arg)}, 0)"  # type: ignore[attr-defined]
+        return f"max({dim_text(a.arg)}, 0)"  # type: ignore[attr-defined]
     return a.name  # type: ignore[attr-defined]
 
 
@@ -95,7 +99,7 @@ def _symbolic_mod(m: Mono, c: int, remaining: Terms) -> tuple[int, str] | None:
             continue
         _remove(remaining, prod, t)
         _remove(remaining, num_terms, t)
-        return t, f"mod({_text(a.num)}, {_text(a.den)})"
+        return t, f"mod({dim_text(a.num)}, {dim_text(a.den)})"
     return None
 
 
@@ -126,8 +130,8 @@ def _outer_max(e: DimExpr) -> str | None:
     c = e.terms[atom_mono(a)]
     rest = e - c * DimExpr.make({atom_mono(a): 1}, e.scope)
     if c > 0:
-        return f"max({_text(rest + a.arg)}, {_text(rest)})"
-    return f"min({_text(rest)}, {_text(rest - a.arg)})"
+        return f"max({dim_text(rest + a.arg)}, {dim_text(rest)})"
+    return f"min({dim_text(rest)}, {dim_text(rest - a.arg)})"
 
 
 def expr_to_str(e: DimExpr) -> str:
@@ -179,7 +183,7 @@ def _expr_text(e: DimExpr) -> str:
             if m not in num_terms and _contains(remaining, num_terms, t):
                 del remaining[m]
                 _remove(remaining, num_terms, t)
-                out.append((mono_key(m), t, f"mod({_text(a.num)}, {a.den})"))
+                out.append((mono_key(m), t, f"mod({dim_text(a.num)}, {dim_text(a.den)})"))
         elif type(a) is Max0:
             d = a.arg.terms
             if c > 0:
@@ -190,7 +194,7 @@ def _expr_text(e: DimExpr) -> str:
                     _remove(remaining, neg, c)
                     y = DimExpr.make(neg, e.scope)
                     x = y + a.arg
-                    out.append((mono_key(m), c, f"max({_text(x)}, {_text(y)})"))
+                    out.append((mono_key(m), c, f"max({dim_text(x)}, {dim_text(y)})"))
             else:
                 # x - max(d, 0) == min(x, x - d) with x the positive part of d
                 pos = {mm: cc for mm, cc in d.items() if cc > 0}
@@ -199,7 +203,7 @@ def _expr_text(e: DimExpr) -> str:
                     _remove(remaining, pos, -c)
                     x = DimExpr.make(pos, e.scope)
                     y = x - a.arg
-                    out.append((mono_key(m), -c, f"min({_text(x)}, {_text(y)})"))
+                    out.append((mono_key(m), -c, f"min({dim_text(x)}, {dim_text(y)})"))
     for m, c in remaining.items():
         out.append((mono_key(m), c, _mono_text(m) if m else ""))
     out.sort(key=lambda t: t[0])
@@ -211,11 +215,11 @@ def _join(out: list[tuple[int, str]]) -> str:
     pieces: list[str] = []
     for i, (c, body) in enumerate(out):
         if not body:
-            term = str(abs(c))
+            term = int_to_digits(abs(c))
         elif abs(c) == 1:
             term = body
         else:
-            term = f"{abs(c)}*{body}"
+            term = f"{int_to_digits(abs(c))}*{body}"
         if i == 0:
             pieces.append(f"-{term}" if c < 0 else term)
         else:

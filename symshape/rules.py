@@ -28,6 +28,7 @@ from symshape.expr import (
     comparison_difference,
     mono_key,
 )
+from symshape.printing import dim_text
 
 if TYPE_CHECKING:
     from symshape.scope import SymbolicScope
@@ -224,7 +225,8 @@ class ConstraintRules:
             name = m[0][0].name
             self._var_rules[name] = rhs
             self._vars.pop(name, None)
-            self._implicit.append((rhs - 1, f"{name} >= 1, with {name} == {rhs} from {c.text!r}"))
+            self._implicit.append(
+                (rhs - 1, f"{name} >= 1, with {name} == {dim_text(rhs)} from {c.text!r}"))
         self._term_rules[m] = (k, rhs)
         self.rewrites_terms = True
         self.division_memo.clear()

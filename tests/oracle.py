@@ -98,10 +98,12 @@ def claim_holds(links: Sequence[Link], env: dict[str, Any]) -> Any:
     return ok
 
 
-def brute_force(scope: symshape.SymbolicScope, links: Sequence[Link], hi: int = 6
+def brute_force(scope: symshape.SymbolicScope, links: Sequence[Link], hi: int = 6,
+                exact: bool = False
                 ) -> tuple[dict[str, int] | None, dict[str, int] | None]:
     """``(witness, counterexample)`` over valuations in ``1..hi`` satisfying the
-    constraints: a valuation where the claim holds / fails (or None)."""
+    constraints: a valuation where the claim holds / fails (or None).
+    ``exact``: evaluate in Python ints, for constants that int64 cannot hold."""
     names = scope_vars(scope, [d for _, d in links])
     if not names:
         env0: dict[str, Any] = {}
@@ -109,6 +111,17 @@ def brute_force(scope: symshape.SymbolicScope, links: Sequence[Link], hi: int = 
             return None, None
         ok = bool(claim_holds(links, env0))
         return ({}, None) if ok else (None, {})
+    if exact:  # one valuation at a time (evaluate() on arrays works in int64)
+        wit = cex = None
+        for vals in itertools.product(range(1, hi + 1), repeat=len(names)):
+            point = dict(zip(names, vals, strict=True))
+            if not bool(constraints_hold(scope, point)):
+                continue
+            if bool(claim_holds(links, point)):
+                wit = wit or point
+            else:
+                cex = cex or point
+        return wit, cex
     grid = np.array(list(itertools.product(range(1, hi + 1), repeat=len(names))),
                     dtype=np.int64)
     env = {n: grid[:, i] for i, n in enumerate(names)}

@@ -46,6 +46,7 @@ from symshape.decision.verdict import Status, Verdict, format_valuation
 from symshape.errors import UnsatisfiableConstraintsError
 from symshape.expr import (
     Atom,
+    Bound,
     DimExpr,
     FloorDiv,
     Max0,
@@ -56,8 +57,6 @@ from symshape.expr import (
 )
 from symshape.repair import linear_vars
 from symshape.scope import register_decider
-
-Bound = int | float
 
 # Work budgets (work units ~ row updates, search nodes) per search.
 DECIDE_BUDGET = (30_000, 400)

@@ -366,13 +366,30 @@ class Linearizer:
             return self.atom_lower(m[0][0]), self.atom_upper(m[0][0])
         if m in self._lower:
             return self._lower[m], self._upper.get(m)
-        # The factor split off first, picked by structure, not by name.
-        x = min((a for a, _ in m), key=canon.atom_order([P.mono(m)]))
-        xm = P.atom_mono(x)
-        rest = mono_div(m, xm)
-        assert rest is not None
+        # Peel one factor at a time down to a monomial whose bounds are known,
+        # then build the products back up: a loop, not a recursion, because
+        # the chain is as long as the degree (a**500).
+        chain: list[tuple[Mono, Atom, Mono]] = []
+        cur = m
+        while not (len(cur) == 1 and cur[0][1] == 1) and cur not in self._lower:
+            # The factor split off first, picked by structure, not by name.
+            x = min((a for a, _ in cur), key=canon.atom_order([P.mono(cur)]))
+            rest = mono_div(cur, P.atom_mono(x))
+            assert rest is not None
+            chain.append((cur, x, rest))
+            cur = rest
+        for cur, x, rest in reversed(chain):
+            self._product_bounds(cur, x, rest)
+        return self._lower[m], self._upper.get(m)
+
+    def _product_bounds(self, m: Mono, x: Atom, rest: Mono) -> None:
+        """Record the bound facts of ``m == x * rest`` from those of its factors
+        (``rest``'s already known)."""
         lx, ux = self.atom_lower(x), self.atom_upper(x)
-        lr, ur = self.mono_bounds(rest)
+        if len(rest) == 1 and rest[0][1] == 1:
+            lr, ur = self.atom_lower(rest[0][0]), self.atom_upper(rest[0][0])
+        else:
+            lr, ur = self._lower[rest], self._upper.get(rest)
         low: Fact | None = None
         up: Fact | None = None
         if lx is not None and lr is not None:
@@ -399,7 +416,6 @@ class Linearizer:
                     up = make_combo(prems, mults)
         self._lower[m] = low
         self._upper[m] = up
-        return low, up
 
     def mccormick(self, m: Mono) -> tuple[Fact, ...]:
         """McCormick inequalities for a product monomial ``m``."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from symshape._fastparse import int_to_digits
 from symshape.expr import (
     _ONE,
     Atom,
@@ -120,9 +121,9 @@ def _h(data: bytes) -> int:
 
 def _poly_bytes(e: DimExpr | int) -> bytes:
     if isinstance(e, int):
-        return b"i" + str(e).encode()
+        return b"i" + int_to_digits(e).encode()
     parts = sorted((mono_digest(m), c) for m, c in e.terms.items())
-    return b"p" + b";".join(b"%d*%d" % (d, c) for d, c in parts)
+    return b"p" + b";".join(b"%d*" % d + int_to_digits(c).encode() for d, c in parts)
 
 
 def _digest_of(x: Atom) -> int:

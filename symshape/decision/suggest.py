@@ -34,6 +34,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from symshape._fastparse import digits_to_int, int_to_digits
 from symshape.build import parse_comparison_in_scope
 from symshape.decision.verdict import Status, Verdict
 from symshape.errors import SymshapeError
@@ -83,14 +84,14 @@ class _Form:
 
     def text(self, k: int) -> str:
         if self.kind == _LOWER:
-            return f"{self.terms[0][0]} >= {k}"
+            return f"{self.terms[0][0]} >= {int_to_digits(k)}"
         if self.kind == _UPPER:
-            return f"{self.terms[0][0]} <= {-k}"
+            return f"{self.terms[0][0]} <= {int_to_digits(-k)}"
         u, v = self.terms[0][0], self.terms[1][0]
         if k > 0:
-            return f"{u} >= {v} + {k}"
+            return f"{u} >= {v} + {int_to_digits(k)}"
         if k < 0:
-            return f"{u} + {-k} >= {v}"
+            return f"{u} + {int_to_digits(-k)} >= {v}"
         return f"{u} >= {v}"
 
 
@@ -191,7 +192,7 @@ class _Suggester:
         needed = set().union(*(_variables(t) for t in (*self.constraints, *texts)))
         if not needed <= set(env) or any(env[v] < 1 for v in needed):
             return False
-        pins = [f"{v} == {env[v]}" for v in sorted(needed)]
+        pins = [f"{v} == {int_to_digits(env[v])}" for v in sorted(needed)]
         try:
             SymbolicScope([*pins, *self.constraints, *texts])
         except SymshapeError:
@@ -305,7 +306,7 @@ def _split(lo: int, hi: int) -> int:
 
 
 def _mod_text(name: str, d: int) -> str:
-    return f"mod({name}, {d}) == 0"
+    return f"mod({name}, {int_to_digits(d)}) == 0"
 
 
 def _prime_factors(n: int) -> list[int]:
@@ -364,7 +365,7 @@ def _hints(claim: str) -> list[int]:
     """Constants of the claim and their neighbours: first guesses of a threshold."""
     consts: list[int] = []
     for m in _INT.finditer(claim):
-        c = int(m.group())
+        c = digits_to_int(m.group())
         if c not in consts:
             consts.append(c)
     consts = sorted(consts)[:_MAX_HINT_CONSTANTS]

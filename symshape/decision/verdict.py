@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Mapping
 
+from symshape._fastparse import int_to_digits
 from symshape.decision.certificate import Certificate
 
 
@@ -31,7 +32,14 @@ def format_valuation(env: Mapping[str, int] | None) -> str:
     """``a = 3, b = 1`` (variables sorted by name)."""
     if not env:
         return "every valuation (no variables are involved)"
-    return ", ".join(f"{k} = {env[k]}" for k in sorted(env))
+    return ", ".join(f"{k} = {int_to_digits(env[k])}" for k in sorted(env))
+
+
+def _valuation_repr(env: Mapping[str, int] | None) -> str:
+    """``repr(env)``, also with values of over 4300 digits (see int_to_digits)."""
+    if env is None:
+        return "None"
+    return "{" + ", ".join(f"{k!r}: {int_to_digits(v)}" for k, v in env.items()) + "}"
 
 
 Valuation = dict[str, int]
@@ -168,7 +176,8 @@ class Verdict:
 
     def __repr__(self) -> str:
         return (f"Verdict(claim={self.claim!r}, status={self.status!r}, "
-                f"counterexample={self.counterexample!r}, witness={self.witness!r}, "
+                f"counterexample={_valuation_repr(self.counterexample)}, "
+                f"witness={_valuation_repr(self.witness)}, "
                 f"reason={self.reason!r}, constraints={self.constraints!r})")
 
     def __bool__(self) -> bool:

@@ -652,3 +652,29 @@ def test_documented_limit_of_divisibility_through_products() -> None:
     v = prove("mod(c*d*e, 8) == 0",
               constraints=["mod(c, 2) == 0", "mod(d, 2) == 0", "mod(e, 2) == 0"])
     assert v.status is Status.UNDECIDED and v.counterexample is None
+
+
+@pytest.mark.parametrize(("claim", "constraints", "status"), [
+    ("mod(a, 4) <= 3", [], Status.PROVED),
+    ("mod(a + b, 128) < 128", [], Status.PROVED),
+    ("a - 4*floordiv(a, 4) <= 3", [], Status.PROVED),
+    ("4*floordiv(a, 4) <= a", [], Status.PROVED),
+    ("mod(2*h + 1, 16) + 1 <= 16", ["h >= 4"], Status.PROVED),
+    ("mod(a, 3) + mod(b, 5) <= 6", [], Status.PROVED),
+    ("mod(a, 4) >= 4", [], Status.REFUTED),
+    ("mod(-2*w + 5, 4) <= -3", ["min(d, w) >= 2"], Status.REFUTED),
+])
+def test_mod_bounds_are_settled_by_relaxed_intervals(
+        work_meter: WorkMeter, claim: str, constraints: list[str], status: Status) -> None:
+    """The bounds of ``mod`` come from the axioms of its floordiv (``k*q``
+    lies within ``N - k + 1`` and ``N``), combined with the bounds of the
+    other terms: decided without a search, and the certificate (read later)
+    checks and cites the axiom."""
+    with work_meter.measure() as q:
+        v = prove(claim, constraints=constraints)
+    assert v.status is status
+    assert q.searches == 0, q
+    assert v.certificate is not None and v.certificate.check()
+    if status is Status.REFUTED:
+        assert v.counterexample is not None
+    assert "definition of floordiv" in v.explain()

@@ -722,7 +722,9 @@ class Decider:
                               polarity: str) -> Certificate | None:
         """Refute each hypothesis set of ``polarity`` by one hypothesis ``h``
         whose interval upper bound is negative: the bound facts of the
-        monomials of ``-h`` add up to ``-h - L >= 0`` with ``L >= 1``."""
+        monomials of ``-h`` add up to ``-h - L >= 0`` with ``L >= 1``.  Where
+        the terms' own bounds do not settle it, the floordivs by constants
+        are relaxed through their axioms first (see :meth:`_relaxed_leaf`)."""
         refs: list[Refutation] = []
         note = "negated claim" if polarity == "proved" else "claim"
         for hyp_set in required_hypotheses(links, polarity):
@@ -730,22 +732,66 @@ class Decider:
             leaf = None
             for hf in hyps:
                 if self.scope.terms_interval(hf.poly)[1] >= 0:
+                    leaf = self._relaxed_leaf(hf)
+                    if leaf is not None:
+                        break
                     continue
                 if P.is_constant(hf.poly):  # a negative constant: refuted alone
                     leaf = Leaf([(1, hf)])
                     break
-                f = self._bound_sum(P.scale(hf.poly, -1))
-                if f is None:
-                    continue
-                cand = Leaf([(1, f), (1, hf)])
-                total = cand.total()
-                if P.is_constant(total) and P.constant(total) < 0:
-                    leaf = cand
+                leaf = self._bound_leaf([], 1, hf)
+                if leaf is not None:
                     break
             if leaf is None:
                 return None
             refs.append(Refutation(hyps, leaf))
         return Certificate(claim, links, polarity, refs, self.scope)
+
+    def _bound_leaf(self, axioms: list[tuple[int, Fact]], scale: int, hf: Fact,
+                    rest: Poly | None = None) -> Leaf | None:
+        """``scale*hf`` plus the weighted ``axioms`` plus the bound facts of
+        ``rest`` (their sum is ``-scale*hf.poly`` minus the axioms' part; by
+        default ``-hf.poly``), when the total is a negative constant."""
+        if rest is None:
+            rest = P.scale(hf.poly, -1)
+        items = [*axioms, (scale, hf)]
+        if not P.is_constant(rest):
+            f = self._bound_sum(rest)
+            if f is None:
+                return None
+            items.append((1, f))
+        leaf = Leaf(items)
+        total = leaf.total()
+        return leaf if P.is_constant(total) and P.constant(total) < 0 else None
+
+    def _relaxed_leaf(self, hf: Fact) -> Leaf | None:
+        """``hf.poly <= -1`` shown after relaxing each top-level ``c*q``, ``q =
+        floordiv(N, k)`` for a constant ``k``, of ``p = -hf.poly`` through an
+        axiom of ``q``: ``k*q >= N - k + 1`` where ``c > 0``, ``k*q <= N``
+        where ``c < 0`` (``p`` scaled by the lcm of the divisors).  This sees
+        the cancellation in ``a - 4*floordiv(a, 4)``, ``mod(a, 4)``, that
+        bounds of each term alone miss (as ``IntervalBounds._relaxed_interval``
+        does for the intervals)."""
+        p = P.scale(hf.poly, -1)
+        fds: list[tuple[int, FloorDiv, int]] = []
+        scale = 1
+        for m, c in p.items():
+            if len(m) == 1 and m[0][1] == 1:
+                a = m[0][0]
+                if type(a) is FloorDiv and isinstance(a.den, int):
+                    fds.append((c, a, a.den))
+                    scale = math.lcm(scale, a.den)
+        if not fds:
+            return None
+        rest = P.scale(p, scale)
+        axioms: list[tuple[int, Fact]] = []
+        for c, a, k in fds:
+            fd_lo, fd_hi = self.lin.axioms(a)[:2]  # num - k*q >= 0, k*q + k - 1 - num >= 0
+            w = abs(c) * scale // k
+            ax = fd_hi if c > 0 else fd_lo
+            P.add_into(rest, ax.poly, -w)
+            axioms.append((w, ax))
+        return self._bound_leaf(axioms, scale, hf, rest)
 
     def _bound_sum(self, p: Poly) -> Fact | None:
         """``p - L >= 0`` for the interval lower bound ``L`` of ``p``: the sum of

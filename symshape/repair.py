@@ -37,6 +37,12 @@ def linear_vars(terms: Terms) -> dict[str, int]:
 #: out, the caller falls back to a search that has a work budget of its own)
 MAX_EVALUATIONS = 20_000
 
+#: bits a repaired value may have: twice those of the largest constant a text
+#: may write (10,000 digits).  Raising a variable to fix a nonlinear check
+#: (``b^4 <= b - c``) can square the failing amount at every round, and the
+#: values would soon take minutes to evaluate.
+MAX_VALUE_BITS = 70_000
+
 
 def repaired(env: dict[str, int], checks: Sequence[C],
              value: Callable[[dict[str, int], C], int | None],
@@ -47,8 +53,9 @@ def repaired(env: dict[str, int], checks: Sequence[C],
     with a coefficient ``c > 0`` in ``linear(check)`` by ``ceil(k / c)``,
     rounded up to a multiple of ``step`` (which keeps multiples of the
     divisors multiples).  None when a failing check has no such variable, a
-    value is undefined, or the rounds (twice the checks, plus 4) or the
-    evaluations (:data:`MAX_EVALUATIONS`) run out."""
+    value is undefined, a value outgrows :data:`MAX_VALUE_BITS`, or the
+    rounds (twice the checks, plus 4) or the evaluations
+    (:data:`MAX_EVALUATIONS`) run out."""
     env = dict(env)
     spent = 0
     for _ in range(2 * len(checks) + 4):
@@ -72,7 +79,9 @@ def repaired(env: dict[str, int], checks: Sequence[C],
         _, x, c = min(ups)
         grow = -(v // c)  # ceil(-v / c)
         env[x] += -(-grow // step) * step
+        if env[x].bit_length() > MAX_VALUE_BITS:
+            return None
     return None
 
 
-__all__ = ["MAX_EVALUATIONS", "linear_vars", "repaired"]
+__all__ = ["MAX_EVALUATIONS", "MAX_VALUE_BITS", "linear_vars", "repaired"]

@@ -4,6 +4,8 @@ without a search, and always checked exactly."""
 
 from __future__ import annotations
 
+import contextlib
+import time
 from typing import Any
 
 import pytest
@@ -80,3 +82,34 @@ def test_repair_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     assert repaired(env, checks, value, linear, str) == {f"a{i}": 5 for i in range(n)}
     monkeypatch.setattr(repair_mod, "MAX_EVALUATIONS", 100)
     assert repaired(env, checks, value, linear, str) is None
+
+
+def test_repair_gives_up_when_values_explode() -> None:
+    """Raising ``b`` to fix ``b - c - b^4 >= 0`` makes the failing amount the
+    fourth power of the last one: a dozen rounds would give values of
+    millions of digits (scope creation hung on such constraints)."""
+    from symshape.repair import MAX_VALUE_BITS
+
+    widest = [0]
+
+    def value4(env: dict[str, int], check: dict[str, int]) -> int:
+        widest[0] = max(widest[0], env["b"].bit_length())
+        return env["b"] - env["c"] - env["b"] ** 4
+
+    checks = [{"b": 1, "c": -1}] * 6
+    assert repaired({"b": 2, "c": 1}, checks, value4, linear, str) is None
+    assert widest[0] <= MAX_VALUE_BITS  # never evaluated beyond the limit
+    # values up to the limit stay exact: a >= 2^(MAX_VALUE_BITS - 1) is repaired
+    big = 1 << (MAX_VALUE_BITS - 1)
+    assert repaired({"a": 1}, [{"a": 1, "1": -big}], value, linear, str) == {"a": big}
+
+
+@pytest.mark.parametrize("constraints", [
+    ["b^4 <= b - c"], ["c^2 == c - b"], ["b^4 <= b - c", "d == a"], ["c^2 + b <= c"]])
+def test_nonlinear_constraints_are_checked_within_the_budget(constraints: list[str]) -> None:
+    """These hung in the repair of the satisfiability check (see above)."""
+    t0 = time.perf_counter()
+    # all four are unsatisfiable: proving it is allowed, not required
+    with contextlib.suppress(symshape.UnsatisfiableConstraintsError):
+        symshape.SymbolicScope(constraints)
+    assert time.perf_counter() - t0 < 10.0  # measured: under 0.1 s

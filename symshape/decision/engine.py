@@ -765,15 +765,19 @@ class Decider:
         return leaf if P.is_constant(total) and P.constant(total) < 0 else None
 
     def _relaxed_leaf(self, hf: Fact) -> Leaf | None:
-        """``hf.poly <= -1`` shown after relaxing each top-level ``c*q``, ``q =
-        floordiv(N, k)`` for a constant ``k``, of ``p = -hf.poly`` through an
-        axiom of ``q``: ``k*q >= N - k + 1`` where ``c > 0``, ``k*q <= N``
-        where ``c < 0`` (``p`` scaled by the lcm of the divisors).  This sees
-        the cancellation in ``a - 4*floordiv(a, 4)``, ``mod(a, 4)``, that
-        bounds of each term alone miss (as ``IntervalBounds._relaxed_interval``
-        does for the intervals)."""
+        """``hf.poly <= -1`` shown after relaxing top-level atoms of ``p =
+        -hf.poly`` through their axioms: each ``c*q``, ``q = floordiv(N, k)``
+        for a constant ``k``, by ``k*q >= N - k + 1`` where ``c > 0`` and
+        ``k*q <= N`` where ``c < 0`` (``p`` scaled by the lcm of the
+        divisors); and ``c*max(D, 0)`` with ``c > 0`` by ``max(D, 0) >= D``,
+        for each choice of such maxima (all of them beyond three).  This sees
+        the cancellations in ``a - 4*floordiv(a, 4)`` (``mod(a, 4)``) and in
+        ``b + max(a - b, 0) - a`` (``max(a, b) - a``) that bounds of each term
+        alone miss (as ``IntervalBounds._relaxed_interval`` does for the
+        intervals)."""
         p = P.scale(hf.poly, -1)
         fds: list[tuple[int, FloorDiv, int]] = []
+        maxes: list[tuple[int, Max0]] = []
         scale = 1
         for m, c in p.items():
             if len(m) == 1 and m[0][1] == 1:
@@ -781,17 +785,34 @@ class Decider:
                 if type(a) is FloorDiv and isinstance(a.den, int):
                     fds.append((c, a, a.den))
                     scale = math.lcm(scale, a.den)
-        if not fds:
+                elif type(a) is Max0 and c > 0:
+                    maxes.append((c, a))
+        if not fds and not maxes:
             return None
-        rest = P.scale(p, scale)
-        axioms: list[tuple[int, Fact]] = []
+        base = P.scale(p, scale)
+        fd_axioms: list[tuple[int, Fact]] = []
         for c, a, k in fds:
             fd_lo, fd_hi = self.lin.axioms(a)[:2]  # num - k*q >= 0, k*q + k - 1 - num >= 0
             w = abs(c) * scale // k
             ax = fd_hi if c > 0 else fd_lo
-            P.add_into(rest, ax.poly, -w)
-            axioms.append((w, ax))
-        return self._bound_leaf(axioms, scale, hf, rest)
+            P.add_into(base, ax.poly, -w)
+            fd_axioms.append((w, ax))
+        n = len(maxes)
+        masks = range(1 << n) if n <= 3 else (0, (1 << n) - 1)
+        for mask in masks:
+            if mask == 0 and not fds:
+                continue  # nothing relaxed: the plain bounds already failed
+            rest = dict(base)
+            axioms = list(fd_axioms)
+            for i, (c, a) in enumerate(maxes):
+                if mask >> i & 1:
+                    ax = self.lin.axioms(a)[1]  # max(D, 0) - D >= 0
+                    P.add_into(rest, ax.poly, -c * scale)
+                    axioms.append((c * scale, ax))
+            leaf = self._bound_leaf(axioms, scale, hf, rest)
+            if leaf is not None:
+                return leaf
+        return None
 
     def _bound_sum(self, p: Poly) -> Fact | None:
         """``p - L >= 0`` for the interval lower bound ``L`` of ``p``: the sum of

@@ -318,26 +318,20 @@ class IntervalBounds(ConstraintRules):
                     mlo, mhi = max(mlo, pb[0]), min(mhi, pb[1])
             else:
                 mlo, mhi = self._mono_interval(m)
+            if c <= 0:
+                if not c:
+                    continue
+                mlo, mhi = mhi, mlo  # the ends of c*m come from the other ends of m
             # bound_mul and bound_add inlined: 0 * inf is 0, and an infinite
             # end makes the sum infinite (the only floats are infinities)
-            if c > 0:
-                if type(mlo) is float:
-                    lo_open = True
-                elif mlo:
-                    lo += c * mlo
-                if type(mhi) is float:
-                    hi_open = True
-                elif mhi:
-                    hi += c * mhi
-            elif c:
-                if type(mhi) is float:
-                    lo_open = True
-                elif mhi:
-                    lo += c * mhi
-                if type(mlo) is float:
-                    hi_open = True
-                elif mlo:
-                    hi += c * mlo
+            if type(mlo) is float:
+                lo_open = True
+            elif mlo:
+                lo += c * mlo
+            if type(mhi) is float:
+                hi_open = True
+            elif mhi:
+                hi += c * mhi
         return (-math.inf if lo_open else lo), (math.inf if hi_open else hi)
 
     def _relaxed_interval(self, e: DimExpr) -> tuple[Bound, Bound]:

@@ -1038,7 +1038,9 @@ def _mul(e: DimExpr, other: DimExpr | int, scope: AlgebraScope) -> DimExpr | int
         return DimExpr.make({m: c * other for m, c in e._terms.items()}, scope)
     assert isinstance(other, DimExpr)
     pairs = len(e._terms) * len(other._terms)
-    if degree(e) + degree(other) > MAX_DEGREE:
+    # Repeated squaring of a monomial doubles its degree at no cost; a product
+    # with more terms is bounded by MAX_PRODUCT_PAIRS (its terms grow too).
+    if pairs == 1 and degree(e) + degree(other) > MAX_DEGREE:
         raise ExpressionTooLargeError(
             f"expression too large: the product of ({_brief(e)}) and ({_brief(other)}) has degree "
             f"{degree(e) + degree(other)}, above the limit of {MAX_DEGREE}")
@@ -1112,7 +1114,12 @@ def degree(e: DimExpr | int) -> int:
     """The total degree of ``e`` (of its leading monomial; 0 for constants)."""
     if isinstance(e, int):
         return 0
-    return sum(k for _, k in e.leading_term[0])
+    lead = e._lead
+    if lead is None:
+        e.leading_term  # noqa: B018 - computes and keeps the lead
+        lead = e._lead
+        assert lead is not None
+    return -lead[0][0]  # a monomial's sort key starts with minus its degree
 
 
 def dim_power(x: DimExpr | int, p: int) -> DimExpr | int:

@@ -1127,7 +1127,10 @@ def dim_power(x: DimExpr | int, p: int) -> DimExpr | int:
     limits (:data:`MAX_DEGREE`; ``MAX_INT_DIGITS`` digits for an int) before
     any work."""
     if isinstance(x, int):
-        if p > 1 and abs(x) > 1 and (abs(x).bit_length() - 1) * p >= _MAX_CONSTANT_BITS:
+        # (|x| has at least bit_length - 1 bits of magnitude: refused before
+        # computing when surely too large, checked exactly after otherwise)
+        if p > 1 and abs(x) > 1 and ((abs(x).bit_length() - 1) * p >= _MAX_CONSTANT_BITS
+                                     or (x ** p).bit_length() > _MAX_CONSTANT_BITS):
             raise ExpressionTooLargeError(
                 f"constant too large: {_short_int(x)}**{_short_int(p)} has more than "
                 f"{MAX_INT_DIGITS} digits")

@@ -723,8 +723,9 @@ class Decider:
         """Refute each hypothesis set of ``polarity`` by one hypothesis ``h``
         whose interval upper bound is negative: the bound facts of the
         monomials of ``-h`` add up to ``-h - L >= 0`` with ``L >= 1``.  Where
-        the terms' own bounds do not settle it, the floordivs by constants
-        are relaxed through their axioms first (see :meth:`_relaxed_leaf`)."""
+        the terms' own bounds do not settle it, floordivs by constants and
+        maxima are relaxed through their axioms first (see
+        :meth:`_relaxed_leaf`)."""
         refs: list[Refutation] = []
         note = "negated claim" if polarity == "proved" else "claim"
         for hyp_set in required_hypotheses(links, polarity):
@@ -749,9 +750,10 @@ class Decider:
 
     def _bound_leaf(self, axioms: list[tuple[int, Fact]], scale: int, hf: Fact,
                     rest: Poly | None = None) -> Leaf | None:
-        """``scale*hf`` plus the weighted ``axioms`` plus the bound facts of
-        ``rest`` (their sum is ``-scale*hf.poly`` minus the axioms' part; by
-        default ``-hf.poly``), when the total is a negative constant."""
+        """The contradiction ``scale*hf + sum(w*axiom) + (rest - L >= 0)``,
+        where ``rest`` is ``-scale*hf.poly`` less the weighted ``axioms`` (by
+        default ``-hf.poly``) and ``rest - L >= 0`` the sum of its monomials'
+        bound facts; None unless the total is a negative constant."""
         if rest is None:
             rest = P.scale(hf.poly, -1)
         items = [*axioms, (scale, hf)]

@@ -11,13 +11,18 @@ from __future__ import annotations
 import unicodedata
 from typing import Final
 
-__all__ = ["ECHO_WIDTH", "echo"]
+__all__ = ["ECHO_WIDTH", "clip", "echo"]
 
 ECHO_WIDTH: Final = 76
 """Most characters of input shown in one echo line (not counting the ``...`` marks)."""
 
 _BEFORE: Final = 40  # characters kept before the column when a line is clipped
 _CUT: Final = "..."
+
+
+def clip(text: str, width: int = 80) -> str:
+    """``text`` for a message, cut to ``width`` characters with ``...``."""
+    return text if len(text) <= width else text[:width - len(_CUT)] + _CUT
 
 
 def _width(char: str) -> int:

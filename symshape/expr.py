@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, Union, cast
 
 import numpy as np
 
+from symshape._echo import clip
 from symshape.errors import DivisionByZeroRiskError, ExpressionTooLargeError, UnknownDimensionError
 from symshape.parsing import MAX_INT_DIGITS
 
@@ -1042,8 +1043,9 @@ def _mul(e: DimExpr, other: DimExpr | int, scope: AlgebraScope) -> DimExpr | int
     # with more terms is bounded by MAX_PRODUCT_PAIRS (its terms grow too).
     if pairs == 1 and degree(e) + degree(other) > MAX_DEGREE:
         raise ExpressionTooLargeError(
-            f"expression too large: the product of ({_brief(e)}) and ({_brief(other)}) has degree "
-            f"{degree(e) + degree(other)}, above the limit of {MAX_DEGREE}")
+            f"expression too large: the product of ({clip(str(e))}) and "
+            f"({clip(str(other))}) has degree {degree(e) + degree(other)}, above the limit "
+            f"of {MAX_DEGREE}")
     if pairs > MAX_PRODUCT_PAIRS:
         raise ExpressionTooLargeError(
             f"expression too large: multiplying a {len(e._terms)}-term expression by a "
@@ -1137,7 +1139,7 @@ def dim_power(x: DimExpr | int, p: int) -> DimExpr | int:
         return x ** p
     if p > 1 and degree(x) * p > MAX_DEGREE:
         raise ExpressionTooLargeError(
-            f"expression too large: ({_brief(x)})**{_short_int(p)} has degree "
+            f"expression too large: ({clip(str(x))})**{_short_int(p)} has degree "
             f"{_short_int(degree(x) * p)}, above the limit of {MAX_DEGREE}")
     result: DimExpr | int = 1
     base: DimExpr | int = x
@@ -1148,12 +1150,6 @@ def dim_power(x: DimExpr | int, p: int) -> DimExpr | int:
         if p:
             base = _mul_any(base, base, x._scope)
     return result
-
-
-def _brief(e: DimExpr) -> str:
-    """The text of ``e`` for an error message, cut after 80 characters."""
-    text = str(e)
-    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def _short_int(n: int) -> str:

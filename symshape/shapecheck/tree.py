@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from symshape._echo import clip
 from symshape.errors import ShapeMismatchError, SymshapeError
 from symshape.expr import DimExpr, _as_int
 
@@ -111,13 +112,14 @@ def flatten_shapes(tree: Node, names: Sequence[str], shapes: Any) -> list[tuple[
             kids = node[1]
             if not isinstance(x, tuple | list) or len(x) != len(kids):
                 raise _StructureError(
-                    f"{name}: expected a sequence of {len(kids)} item(s), got {_short(x)}")
+                    f"{name}: expected a sequence of {len(kids)} item(s), got {clip(repr(x))}")
             for i, (k, v) in enumerate(zip(kids, x, strict=True)):
                 rec(k, v, f"{name}[{i}]")
             return
         keys, kids = node[1], node[2]
         if not isinstance(x, Mapping) or set(x) != set(keys):
-            raise _StructureError(f"{name}: expected a dict with keys {keys!r}, got {_short(x)}")
+            raise _StructureError(
+                f"{name}: expected a dict with keys {keys!r}, got {clip(repr(x))}")
         for key, k in zip(keys, kids, strict=True):
             rec(k, x[key], f"{name}[{key!r}]")
 
@@ -136,11 +138,6 @@ def flatten_shapes(tree: Node, names: Sequence[str], shapes: Any) -> list[tuple[
 
 class _StructureError(Exception):
     pass
-
-
-def _short(x: Any) -> str:
-    text = repr(x)
-    return text if len(text) <= 80 else text[:77] + "..."
 
 
 __all__ = ["flatten_shapes", "flatten_specs"]

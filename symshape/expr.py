@@ -274,6 +274,12 @@ class AttrMemo(MutableMapping[Atom, Any]):
             raise KeyError(a)
         return v
 
+    def get(self, a: Atom, default: Any = None) -> Any:
+        # (Mapping.get goes through __getitem__ and a KeyError on every miss,
+        # and a fresh scope's atoms all miss)
+        v = getattr(a, self.name, None)
+        return default if v is None else v
+
     def __setitem__(self, a: Atom, value: Any) -> None:
         setattr(a, self.name, value)
 
@@ -718,16 +724,16 @@ class DimExpr:
     def __add__(self, other: Any) -> DimExpr | int:
         # Fast paths (the common cases of shape arithmetic); the term maps are
         # built in the same order as _add builds them.
-        if type(other) is DimExpr and other._scope is self._scope:
+        scope = self._scope
+        if type(other) is DimExpr and other._scope is scope:
             out = self._terms.copy()
-            get = out.get
             for m, c in other._terms.items():
-                c += get(m, 0)
-                if c:
-                    out[m] = c
-                else:
-                    del out[m]
-            scope = self._scope
+                if m in out:  # (cheaper than out.get for the few terms of a shape)
+                    c += out[m]
+                    if not c:
+                        del out[m]
+                        continue
+                out[m] = c
             if scope.rewrites_terms:
                 return DimExpr.make(out, scope)
             # _wrap inlined (the hottest path)
@@ -774,13 +780,15 @@ class DimExpr:
     def __sub__(self, other: Any) -> DimExpr | int:
         if type(other) is DimExpr and other._scope is self._scope:
             out = self._terms.copy()
-            get = out.get
             for m, c in other._terms.items():
-                c = get(m, 0) - c
-                if c:
+                if m in out:  # (as in __add__)
+                    c = out[m] - c
+                    if not c:
+                        del out[m]
+                        continue
                     out[m] = c
                 else:
-                    del out[m]
+                    out[m] = -c
             return _wrap(out, self._scope, _sum_lead(self, other, out))
         if type(other) is int:
             out = self._terms.copy()

@@ -334,25 +334,55 @@ class IntervalBounds(ConstraintRules):
                 hi += c * mhi
         return (-math.inf if lo_open else lo), (math.inf if hi_open else hi)
 
+    def _max_upper(self, a: Max0) -> tuple[Terms, int] | None:
+        """``(U, u)`` with ``max(D, 0) <= U + u`` for every valuation, where
+        ``U`` keeps the terms of ``D`` with a positive coefficient: each
+        negative term is at most its coefficient times its monomial's lower
+        bound, and ``u`` lifts ``U + u`` to >= 0.  (``max(b - a, 0) <= b - 1``.)
+        None when ``D`` has no negative term (``U`` would be ``D`` itself) or
+        a needed bound is infinite."""
+        d_terms = a.arg.terms
+        upper: Terms = {}
+        k = 0
+        for m, c in d_terms.items():
+            if not m:
+                k += c
+            elif c > 0:
+                upper[m] = c
+            else:
+                lo = self._mono_interval(m)[0]
+                if not isinstance(lo, int):  # (-inf)
+                    return None
+                k += c * lo
+        if len(upper) == len(d_terms) - (_ONE in d_terms):
+            return None
+        u_lo = bound_add(self.terms_interval(upper)[0], k) if upper else k
+        if not isinstance(u_lo, int):  # (-inf)
+            return None
+        return upper, k + max(0, -u_lo)
+
     def _relaxed_interval(self, e: DimExpr) -> tuple[Bound, Bound]:
-        """Interval of ``e`` after exposing the structure of its top-level atoms.
+        """Interval of ``e`` after exposing the structure of its top-level atoms
+        (and of the maxima in the numerators of its floordivs).
 
         Atom-by-atom intervals lose the cancellation in ``a - 5*floordiv(a, 5)``
         (``mod(a, 5)``) and in ``max(a, b) - a``.  Here each ``c*floordiv(N, k)``
         is replaced by ``(c/k)*(N - r)`` with ``0 <= r <= k-1`` (scaling the whole
         sum by the lcm of the divisors), and each ``c*max(D, 0)`` may be replaced
-        by ``c*D + c*max(-D, 0)``; every choice is sound, so the intersection is.
+        by ``c*D + c*max(-D, 0)``, or, at the end of the sum that needs an
+        upper bound of the maximum, by ``c`` times the symbolic upper bound of
+        :meth:`_max_upper`; every choice is sound, so the intersection is.
         """
         fds: list[tuple[Mono, int, FloorDiv]] = []
-        maxes: list[tuple[Mono, int, Max0]] = []
+        has_max = False
         for m, c in e.terms.items():
             if len(m) == 1 and m[0][1] == 1:
                 a = m[0][0]
                 if type(a) is FloorDiv and isinstance(a.den, int):
                     fds.append((m, c, a))
                 elif type(a) is Max0:
-                    maxes.append((m, c, a))
-        if not fds and not maxes:
+                    has_max = True
+        if not fds and not has_max:
             return -math.inf, math.inf
         scale = 1
         for _, _, a in fds:
@@ -360,7 +390,7 @@ class IntervalBounds(ConstraintRules):
         base: Terms = {}
         extra_lo: Bound = 0
         extra_hi: Bound = 0
-        skip = {m for m, _, _ in fds} | {m for m, _, _ in maxes}
+        skip = {m for m, _, _ in fds}
         for m, c in e.terms.items():
             if m not in skip:
                 base[m] = base.get(m, 0) + c * scale
@@ -374,25 +404,52 @@ class IntervalBounds(ConstraintRules):
             # -w * r with 0 <= r <= k - 1
             extra_lo += min(0, -w * (k - 1))
             extra_hi += max(0, -w * (k - 1))
+        # The maxima of e and those the numerators brought in (scaled weights).
+        maxes: list[tuple[Mono, int, Max0]] = [
+            (m, c, m[0][0]) for m, c in base.items()
+            if c and len(m) == 1 and m[0][1] == 1 and type(m[0][0]) is Max0]
+        for m, _, _ in maxes:
+            del base[m]
         best_lo: Bound = -math.inf
         best_hi: Bound = math.inf
         n = len(maxes)
+        uppers = [self._max_upper(a) for _, _, a in maxes]
         choices = range(1 << n) if n <= 3 else (0, (1 << n) - 1)
         for mask in choices:
-            terms = dict(base)
+            # Terms for the lower end and for the upper end: they differ
+            # where a maximum is replaced by an upper bound of it, which is
+            # only good for one end.
+            terms_lo = dict(base)
+            terms_hi = dict(base)
             lo_x, hi_x = extra_lo, extra_hi
-            for i, (_m, c, a) in enumerate(maxes):
-                w = c * scale
+            for i, (_m, w, a) in enumerate(maxes):
                 if mask >> i & 1:
                     for m2, c2 in a.arg.terms.items():
-                        terms[m2] = terms.get(m2, 0) + w * c2
+                        terms_lo[m2] = terms_lo.get(m2, 0) + w * c2
+                        terms_hi[m2] = terms_hi.get(m2, 0) + w * c2
                     dlo, dhi = self.interval(a.arg)
                     mlo, mhi = max(0, -dhi), max(0, -dlo)  # max(-D, 0)
                 else:
                     mlo, mhi = self._atom_interval(a)
+                    up = uppers[i]
+                    if mhi == math.inf and up is not None:
+                        # max(D, 0) <= U + u: the end that needs an upper
+                        # bound of the maximum takes it
+                        u_terms, u = up
+                        side = terms_lo if w < 0 else terms_hi
+                        for m2, c2 in u_terms.items():
+                            side[m2] = side.get(m2, 0) + w * c2
+                        if w < 0:
+                            lo_x = bound_add(lo_x, w * u)
+                            hi_x = bound_add(hi_x, bound_mul(w, mlo))
+                        else:
+                            hi_x = bound_add(hi_x, w * u)
+                            lo_x = bound_add(lo_x, bound_mul(w, mlo))
+                        continue
                 lo_x = bound_add(lo_x, bound_mul(w, mlo) if w > 0 else bound_mul(w, mhi))
                 hi_x = bound_add(hi_x, bound_mul(w, mhi) if w > 0 else bound_mul(w, mlo))
-            lo, hi = self.terms_interval({m: c for m, c in terms.items() if c})
+            lo = self.terms_interval({m: c for m, c in terms_lo.items() if c})[0]
+            hi = self.terms_interval({m: c for m, c in terms_hi.items() if c})[1]
             lo, hi = bound_add(lo, lo_x), bound_add(hi, hi_x)
             if lo != -math.inf:
                 best_lo = max(best_lo, -((-lo) // scale))

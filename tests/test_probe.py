@@ -9,9 +9,13 @@ import time
 from typing import Any
 
 import pytest
+from exprgen import build, trees
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import symshape
-from symshape.decision.engine import Decider
+from symshape.decision import probe
+from symshape.decision.engine import Decider, Point
 from symshape.repair import repaired
 
 CONSTRAINTS = ["b >= 16", "mod(s, 128) == 0", "a >= b + 8"]
@@ -113,3 +117,99 @@ def test_nonlinear_constraints_are_checked_within_the_budget(constraints: list[s
     with contextlib.suppress(symshape.UnsatisfiableConstraintsError):
         symshape.SymbolicScope(constraints)
     assert time.perf_counter() - t0 < 10.0  # measured: under 0.1 s
+
+
+
+# -- monotone directions, roots of equalities, extreme remainders ---------------
+
+def terms_of(text: str, names: str = "a, b, c, d") -> dict[Any, int]:
+    """The term map of ``text`` in a fresh scope that also declares ``names``."""
+    scope = symshape.SymbolicScope()
+    symshape.symbolic_shape(names, scope=scope)
+    e = symshape.symbolic_shape(text, scope=scope)[0]
+    assert isinstance(e, symshape.DimExpr)
+    return dict(e.terms)
+
+
+def exact(env: dict[str, int], p: dict[Any, int]) -> int:
+    return Point(env, 0, None).poly(p)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(trees(max_leaves=6), st.lists(st.integers(1, 9), min_size=4, max_size=4),
+       st.sampled_from("abcd"))
+def test_monotone_signs_are_monotone(t: Any, start: list[int], x: str) -> None:
+    """Where ``monotone_signs`` says the expression moves one way in ``x``,
+    raising ``x`` never moves it the other way (checked exactly)."""
+    scope = symshape.SymbolicScope()
+    e = build(t, scope)
+    if not isinstance(e, symshape.DimExpr):
+        return
+    sign = probe.monotone_signs(dict(e.terms)).get(x)
+    if sign is None:
+        return
+    env = dict(zip("abcd", start, strict=True))
+    values = []
+    for step in range(6):
+        env[x] = start["abcd".index(x)] + step
+        values.append(int(e.evaluate(env)))
+    assert all(sign * (v2 - v1) >= 0 for v1, v2 in zip(values, values[1:], strict=False)), \
+        (str(e), x, sign, values)
+
+
+def test_monotone_signs_look_through_divisions_and_maxima() -> None:
+    d = terms_of("3*k + s - floordiv(c + 3, 4) - floordiv(w, n + 1) + max(h - t, 0)",
+                 "c, h, k, n, s, t, w")
+    assert probe.monotone_signs(d) == {"k": 1, "s": 1, "c": -1, "w": -1, "h": 1, "t": -1}
+    # a variable met both ways, or in a divisor, is left out; the degree-1
+    # coefficient still makes it movable
+    d = terms_of("a - 2*floordiv(a, 3) + floordiv(b, c)")
+    assert probe.monotone_signs(d) == {"b": 1}
+    assert probe.movable(d) == {"a": 1, "b": 1}
+
+
+@pytest.mark.parametrize("text, env", [
+    ("b - c - 46", {"b": 1, "c": 1}),                      # affine: the secant step
+    ("floordiv(n, h + 1) - 35", {"n": 3, "h": 1}),          # monotone: doubling, bisection
+    ("3*max(a - 5, 0) + b - 200", {"a": 1, "b": 2}),
+])
+def test_roots_solve_an_equality_along_one_variable(text: str, env: dict[str, int]) -> None:
+    d = terms_of(text, ", ".join(sorted({*env, "a", "b"})))
+    found = list(probe.roots(env, d, lambda x: 0, exact))
+    assert found, text
+    for sol in found:
+        assert exact(sol, d) == 0
+        assert sum(sol[x] != env[x] for x in env) == 1  # one variable moved
+
+
+def test_roots_give_up_within_their_budget() -> None:
+    d = terms_of("2*a - 2*b - 1")  # odd: never zero
+    calls = []
+
+    def counting(env: dict[str, int], p: dict[Any, int]) -> int:
+        calls.append(1)
+        return exact(env, p)
+    assert list(probe.roots({"a": 1, "b": 1}, d, lambda x: 0, counting)) == []
+    assert len(calls) <= 1 + probe.MAX_PUSHED * probe.ROOT_EVALUATIONS
+
+
+def test_residue_moves_reach_the_extreme_remainders() -> None:
+    d = terms_of("f + 8 - 128*floordiv(f + 11, 128)", "f")  # mod(f + 11, 128) - 3
+    moved = list(probe.residue_moves({"f": 1}, d, lambda x: 0, exact))
+    assert sorted((m["f"] + 11) % 128 for m in moved) == [0, 127]
+    assert all(m["f"] > 1 for m in moved)
+
+
+@pytest.mark.parametrize("claim, constraints", [
+    ("b - c + 14 == 60", ["b >= f", "b <= 1024"]),
+    ("floordiv(n, h + 1) + 14 == 49", ["n >= h + 16"]),
+    ("mod(f + 11, 128) > 2", ["f <= 8192"]),
+    ("k - floordiv(c + 3, 4) >= 0", []),
+])
+def test_contingent_claims_are_shown_without_a_search(
+        monkeypatch: pytest.MonkeyPatch, claim: str, constraints: list[str]) -> None:
+    calls = count_searches(monkeypatch)
+    v = symshape.prove(claim, constraints=constraints)
+    assert v.status is symshape.Status.INCONCLUSIVE
+    assert calls == []

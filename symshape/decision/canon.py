@@ -114,7 +114,12 @@ class _Digests:
     def mono(self, m: Mono) -> int:
         d = self.monos.get(m)
         if d is None:
-            d = self.monos[m] = hash(tuple(sorted((self.atom(a), k) for a, k in m)))
+            if len(m) == 1:  # (the sorted tuple of one pair, without the sort)
+                a, k = m[0]
+                d = hash(((self.atom(a), k),))
+            else:
+                d = hash(tuple(sorted((self.atom(a), k) for a, k in m)))
+            self.monos[m] = d
         return d
 
     def poly(self, p: Any) -> int:
@@ -208,7 +213,15 @@ def column_order(polys: Sequence[P.Poly]) -> Callable[[Mono], tuple[int, int, in
 
 
 def _mono_depth(m: Mono) -> int:
-    return max(atom_depth(a) for a, _ in m)
+    depth = 0
+    for a, _ in m:
+        if type(a) is not Var:  # (a variable's depth is 0)
+            d = getattr(a, "_depth", None)  # the memo of _ATOM_DEPTHS, read inline
+            if d is None:
+                d = atom_depth(a)
+            if d > depth:
+                depth = d
+    return depth
 
 
 def sort_columns(monos: Iterable[Mono], polys: Sequence[P.Poly]) -> list[Mono]:
@@ -217,7 +230,7 @@ def sort_columns(monos: Iterable[Mono], polys: Sequence[P.Poly]) -> list[Mono]:
     tied (the colours cost more than the rest of a tableau's set-up)."""
     # (monomials themselves are never compared: their tuple order would ask
     # for the atoms' sort keys)
-    cheap = {m: (P.column_key(m)[0], -_mono_depth(m)) for m in monos}
+    cheap = {m: (sum(k for _, k in m), -_mono_depth(m)) for m in monos}  # degree, depth
     ranked = sorted(cheap, key=cheap.__getitem__)
     out: list[Mono] = []
     dg: _Digests | None = None
@@ -232,7 +245,7 @@ def sort_columns(monos: Iterable[Mono], polys: Sequence[P.Poly]) -> list[Mono]:
             if dg is None:
                 dg = _Digests(variable_colors(polys, rounds=1))
             digests = dg
-            out.extend(sorted(ranked[i:j], key=lambda m: (digests.mono(m), P.column_key(m)[1])))
+            out.extend(sorted(ranked[i:j], key=lambda m: (digests.mono(m), P.mono_digest(m))))
         i = j
     return out
 

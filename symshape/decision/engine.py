@@ -55,7 +55,6 @@ from symshape.expr import (
     comparison_difference,
     fold_atoms,
 )
-from symshape.repair import linear_vars
 from symshape.scope import register_decider
 
 # Work budgets (work units ~ row updates, search nodes) per search.
@@ -395,10 +394,25 @@ class Decider:
             return _FREE_POINTS
         models: list[dict[str, int]] = []
         keys: set[tuple[tuple[str, int], ...]] = set()
+        polys = self._constraint_polys()
+        # The constraints each variable occurs in: a valuation that differs
+        # from a valid one in one variable only needs those checked.
+        occurs: dict[str, list[Poly]] = {}
+        for p in polys:
+            for a in self.lin.closure([p]):
+                if type(a) is Var:
+                    occurs.setdefault(a.name, []).append(p)
 
-        def add(env: dict[str, int]) -> None:
+        def add(env: dict[str, int], moved: str | None = None) -> None:
             k = tuple(sorted(env.items()))
-            if k not in keys and self._valid(self._point(env)):
+            if k in keys:
+                return
+            if moved is None:
+                ok = self._valid(self._point(env))
+            else:
+                pt = self._point(env)
+                ok = env[moved] >= 1 and all(pt.poly(p) >= 0 for p in occurs.get(moved, ()))
+            if ok:
                 keys.add(k)
                 models.append(env)
 
@@ -419,8 +433,8 @@ class Decider:
             # (not by their names, which must not change what is found).
             colors = canon.variable_colors(self._constraint_polys())
             for v in sorted(cvars, key=lambda v: (colors.get(v, 0), v))[:8]:
-                add({**first, v: first[v] + 1})
-                add({**first, v: first[v] + 5})
+                add({**first, v: first[v] + 1}, v)
+                add({**first, v: first[v] + 5}, v)
         n = max(POOL_FREE_SEEDS, len(models))
         if not models:
             return ()
@@ -590,6 +604,10 @@ class Decider:
             found = self._directed(plain[0][1], holds or fails, want_fails=fails is None)
             if found is not None:
                 holds, fails = (holds, found) if fails is None else (found, fails)
+        elif holds is None and len(plain) == 1 and plain[0][0] == "==":
+            # An equality that fails at every pool point: solve it along one
+            # variable before a search looks for a valuation where it holds.
+            holds = self._root(plain[0][1], fails)
         if holds is not None and fails is not None:
             return _Outcome(Status.INCONCLUSIVE, holds, fails, None, _DEPENDS)
         reason = ""
@@ -644,24 +662,43 @@ class Decider:
         constraints = self._constraint_polys()
         dom = self.domain([d])
         colors = canon.place_colors([d, *constraints])
-        sub = self.lin.sub_atoms
-
-        def value(env: dict[str, int], p: Poly) -> int | None:
-            return Point(env, 0, sub).poly(p)
-
-        env0 = dict(start.env)
-        for x in linear_vars(d):
-            if x not in env0:  # a free variable the pool point leaves implicit
-                env0[x] = start.var(x)
         # A repaired valuation satisfies the constraints and the divisors'
         # conditions (checked exactly by the repair; values only grew from a
         # valid point): only the claim is left to check.
-        for env in probe.directed(env0, d, want_fails, [*constraints, *dom],
-                                  lambda x: colors.get(x, 0), value):
+        for env in probe.directed(self._probe_env(d, start), d, want_fails,
+                                  [*constraints, *dom], lambda x: colors.get(x, 0),
+                                  self._probe_value):
             pt = self._point(env)
             if (pt.poly(d) < 0) == want_fails:
                 return pt
         return None
+
+    def _root(self, d: Poly, start: Point | None) -> Point | None:
+        """A valid valuation, defined for the query, where ``d == 0``, among
+        those that move one variable from the pool point ``start`` (see
+        :func:`symshape.decision.probe.roots`)."""
+        if start is None:
+            return None
+        dom = self.domain([d])
+        colors = canon.place_colors([d, *self._constraint_polys()])
+        for env in probe.roots(self._probe_env(d, start), d, lambda x: colors.get(x, 0),
+                               self._probe_value):
+            pt = self._point(env)
+            if pt.poly(d) == 0 and self._valid(pt) and all(pt.poly(h) >= 0 for h in dom):
+                return pt
+        return None
+
+    def _probe_env(self, d: Poly, start: Point) -> dict[str, int]:
+        """The values of the pool point ``start``, with those of the free
+        variables it leaves implicit that may move ``d``."""
+        env = dict(start.env)
+        for x in probe.movable(d):
+            if x not in env:
+                env[x] = start.var(x)
+        return env
+
+    def _probe_value(self, env: dict[str, int], p: Poly) -> int | None:
+        return Point(env, 0, self.lin.sub_atoms).poly(p)
 
     def _small_points(self, links: Sequence[Link], want_holds: bool, want_fails: bool
                       ) -> tuple[Point | None, Point | None]:

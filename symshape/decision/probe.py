@@ -17,9 +17,12 @@ valuations tried do not depend on the names.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 from symshape.decision.poly import Poly
+from symshape.expr import FloorDiv, Max0, Var
 from symshape.repair import linear_vars, repaired
 
 #: variables pushed per question at most
@@ -30,12 +33,83 @@ PUSHES = ((8, 64), (64, 4096))
 Value = Callable[[dict[str, int], Poly], int | None]
 
 
+def monotone_signs(d: Poly) -> dict[str, int]:
+    """The variables in which ``d`` is monotone, with the direction (1:
+    non-decreasing, -1: non-increasing).  Besides the degree-1 terms, this
+    looks through what is monotone in its operand: ``floordiv(N, k)`` in its
+    numerator (``k`` a constant >= 1, or symbolic: a divisor is >= 1
+    wherever the query is defined), ``max(D, 0)`` in its argument, and
+    monomials of variables alone (every variable is >= 1), so that the ``c``
+    of ``k - floordiv(c + 3, 4)`` is a variable that lowers it.  A variable
+    met in both directions, or inside anything else, is left out."""
+    signs: dict[str, int] = {}
+    mixed: set[str] = set()
+    # Each (atom, direction) is visited once, and each atom made opaque once:
+    # nested maxima share subterms, and walking them as a tree is exponential.
+    seen: set[tuple[Any, int]] = set()
+    hidden: set[Any] = set()
+
+    def note(name: str, sign: int) -> None:
+        if signs.setdefault(name, sign) != sign:
+            mixed.add(name)
+
+    def opaque(terms: Poly) -> None:
+        stack = [a for m in terms for a, _ in m]
+        while stack:
+            a = stack.pop()
+            if type(a) is Var:
+                mixed.add(a.name)
+            elif a not in hidden:
+                hidden.add(a)
+                stack.extend(b for o in a.operands if not isinstance(o, int)
+                             for m in o.terms for b, _ in m)
+
+    todo: list[tuple[Poly, int]] = [(d, 1)]
+    while todo:
+        terms, sign = todo.pop()
+        for m, c in terms.items():
+            if not m:
+                continue
+            s = sign if c > 0 else -sign
+            if all(type(a) is Var for a, _ in m):
+                for a, _ in m:
+                    note(a.name, s)  # type: ignore[attr-defined]
+                continue
+            a = m[0][0]
+            if len(m) == 1 and m[0][1] == 1 and (type(a) is Max0 or (
+                    type(a) is FloorDiv and (type(a.den) is not int or a.den > 0))):
+                if (a, s) in seen:
+                    continue
+                seen.add((a, s))
+                if type(a) is Max0:
+                    todo.append((a.arg.terms, s))
+                else:
+                    assert isinstance(a, FloorDiv)
+                    if not isinstance(a.num, int):
+                        todo.append((a.num.terms, s))
+                    if not isinstance(a.den, int):
+                        opaque(a.den.terms)
+                continue
+            opaque({m: c})
+    return {x: s for x, s in signs.items() if x not in mixed}
+
+
+def movable(d: Poly) -> dict[str, int]:
+    """The variables worth pushing to move ``d``, with the sign of their
+    effect: the monotone ones (see :func:`monotone_signs`), and the others
+    by their degree-1 coefficient (pushing one moves ``d`` that way at least
+    while the value is small)."""
+    signs = linear_vars(d)
+    signs.update(monotone_signs(d))
+    return signs
+
+
 def directed(env: dict[str, int], d: Poly, want_negative: bool, checks: Sequence[Poly],
              order: Callable[[str], object], value: Value) -> Iterator[dict[str, int]]:
     """Valuations from the valid ``env`` where ``d`` is likely negative
     (``want_negative``) or non-negative: each pushes one variable whose
     coefficient in ``d`` has the wanted sign, then repairs ``checks``."""
-    movers = sorted((x for x, c in linear_vars(d).items()
+    movers = sorted((x for x, c in movable(d).items()
                      if x in env and (c < 0) == want_negative),
                     key=lambda x: (order(x), x))[:MAX_PUSHED]
     for factor, floor in PUSHES:
@@ -45,6 +119,123 @@ def directed(env: dict[str, int], d: Poly, want_negative: bool, checks: Sequence
             fixed = repaired(pushed, checks, value, linear_vars, order)
             if fixed is not None:
                 yield fixed
+    # Remainders are not monotone in anything: ``mod(f + 11, 128) <= 2``
+    # fails for small f and holds for f = 117.  Try their extreme values.
+    for moved in residue_moves(env, d, order, value):
+        fixed = repaired(moved, checks, value, linear_vars, order)
+        if fixed is not None:
+            yield fixed
 
 
-__all__ = ["directed"]
+def residue_moves(env: dict[str, int], d: Poly, order: Callable[[str], object],
+                  value: Value) -> Iterator[dict[str, int]]:
+    """Valuations from ``env`` that raise one variable ``x`` of the numerator
+    ``N`` of a ``floordiv(N, k)`` of ``d`` (``k`` a constant; ``x`` with a
+    degree-1 term in ``N``, which is monotone in it) by the least amount that
+    makes ``N mod k`` its smallest, then its largest, reachable value (exact
+    where ``N`` is affine in ``x``; the caller checks every valuation)."""
+    seen: set[tuple[str, int]] = set()
+    moves: list[tuple[object, str, int, int, Poly]] = []
+    for m in d:
+        for a, _ in m:
+            if type(a) is not FloorDiv or type(a.den) is not int or isinstance(a.num, int):
+                continue
+            num = a.num.terms
+            monotone = monotone_signs(num)
+            for x, c in linear_vars(num).items():
+                if x in env and x in monotone and (x, a.den) not in seen:
+                    seen.add((x, a.den))
+                    moves.append((order(x), x, a.den, c, num))
+    moves.sort(key=lambda t: (t[0], t[1], t[2]))
+    for _, x, k, c, num in moves[:MAX_PUSHED]:
+        n0 = value(env, num)
+        if n0 is None:
+            continue
+        g = math.gcd(c, k)
+        inv = pow(c // g, -1, k // g) if k // g > 1 else 0
+        for r in (n0 % g, k - g + n0 % g):  # the residues c*t can reach
+            t = (r - n0) // g * inv % (k // g)
+            if t:
+                moved = dict(env)
+                moved[x] += t
+                yield moved
+
+
+#: evaluations of ``d`` one variable's root search may spend
+ROOT_EVALUATIONS = 48
+
+
+def roots(env: dict[str, int], d: Poly, order: Callable[[str], object],
+          value: Value) -> Iterator[dict[str, int]]:
+    """Valuations from ``env`` (where ``d`` is not 0) that make ``d`` zero,
+    each found by moving one variable in which ``d`` is monotone: steps that
+    double until ``d`` changes sign, a secant step (exact where ``d`` is
+    affine in the variable), then bisection.  What an equality ``d == 0``
+    needs as the valuation where it holds; the caller checks each one."""
+    signs = monotone_signs(d)
+    movers = sorted((x for x in signs if x in env), key=lambda x: (order(x), x))[:MAX_PUSHED]
+    d0 = value(env, d)
+    if not d0:
+        return
+    for x in movers:
+        found = _root_along(env, x, signs[x] if d0 < 0 else -signs[x], d, d0, value)
+        if found is not None:
+            yield found
+
+
+def _root_along(env: dict[str, int], x: str, direction: int, d: Poly, d0: int,
+                value: Value) -> dict[str, int] | None:
+    """``env`` with ``x`` moved in ``direction`` (1: up) to a value where ``d``
+    is 0, or None when none is found within :data:`ROOT_EVALUATIONS`."""
+    trial = dict(env)
+    budget = [ROOT_EVALUATIONS]
+
+    def at(v: int) -> int | None:
+        budget[0] -= 1
+        trial[x] = v
+        return value(trial, d)
+
+    v0 = env[x]
+    near, d_near = v0, d0  # the last value tried where d has the sign of d0
+    step = 1
+    far = None
+    while budget[0] > 0:
+        v = max(v0 + direction * step, 1)
+        dv = at(v)
+        if dv is None:
+            return None
+        if dv == 0:
+            return dict(trial)
+        if (dv > 0) != (d0 > 0):
+            far = v
+            break
+        if step == 1 and dv != d_near:
+            # the secant through the first two values (exact for an affine d)
+            q, r = divmod(-d_near * (v - near), dv - d_near)
+            guess = near + q
+            if not r and guess >= 1:
+                dg = at(guess)
+                if dg == 0:
+                    return dict(trial)
+        if v == 1:
+            return None
+        near, d_near = v, dv
+        step *= 2
+    if far is None:
+        return None
+    # d has the sign of d0 at near and the other sign at far
+    while abs(far - near) > 1 and budget[0] > 0:
+        mid = (near + far) // 2
+        dm = at(mid)
+        if dm is None:
+            return None
+        if dm == 0:
+            return dict(trial)
+        if (dm > 0) == (d0 > 0):
+            near = mid
+        else:
+            far = mid
+    return None
+
+
+__all__ = ["directed", "monotone_signs", "movable", "residue_moves", "roots"]

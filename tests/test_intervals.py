@@ -1,0 +1,109 @@
+"""Interval bounds (``symshape.intervals``) contain every value, and the
+relaxations that see through ``floordiv``, ``max`` and ``min`` settle what
+``canonicalize_slice`` asks without a search.
+
+The comparison operators answer from these intervals before anything else, so
+an interval that misses a value would be a wrong True/False.  The property
+draws constraints and expression trees and checks, on every valuation of a
+grid that satisfies the constraints, that ``scope.interval(e)`` holds the value.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import numpy as np
+import pytest
+from exprgen import build, evaluate, trees
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import symshape
+from symshape import SymbolicScope, UnsatisfiableConstraintsError
+from symshape.decision.engine import Decider
+from symshape.expr import DimExpr
+from symshape.shapes import parse_comparison_in_scope
+
+CONSTRAINTS = ["a >= b + 2", "b >= 3", "mod(a, 4) == 0", "max(a, b) <= 9", "min(c, d) >= 2",
+               "floordiv(c, 2) >= 2", "d <= b", "c <= 7", "a + d <= 12"]
+HI = 12
+_GRID = np.meshgrid(*(np.arange(1, HI + 1, dtype=np.int64),) * 4, indexing="ij")
+ENV = {n: g.ravel() for n, g in zip("abcd", _GRID, strict=True)}
+
+
+def _value(e: DimExpr | int) -> Any:
+    if isinstance(e, DimExpr):
+        return np.broadcast_to(e.evaluate(ENV), ENV["a"].shape)
+    return np.full(ENV["a"].shape, e, dtype=np.int64)
+
+
+def _valid_mask(constraints: list[str]) -> Any:
+    free = SymbolicScope()
+    mask = np.ones(ENV["a"].shape, dtype=bool)
+    for text in constraints:
+        for op, lhs, rhs in parse_comparison_in_scope(text, free):
+            d = _value(lhs) - _value(rhs)
+            mask &= {">=": d >= 0, ">": d > 0, "<=": d <= 0, "<": d < 0, "==": d == 0}[op]
+    return mask
+
+
+COUNTS: Counter[str] = Counter()
+
+
+@settings(max_examples=400, deadline=None, derandomize=True, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(st.lists(st.sampled_from(CONSTRAINTS), max_size=3, unique=True),
+       trees(max_leaves=7, symbolic_divisors=False))
+def test_intervals_contain_every_value(constraints: list[str], t: Any) -> None:
+    try:
+        scope = SymbolicScope(constraints)
+    except UnsatisfiableConstraintsError:
+        return
+    mask = _valid_mask(constraints)
+    values = np.broadcast_to(evaluate(t, ENV), ENV["a"].shape)[mask]
+    if not mask.any() or np.abs(values).max() >= 2**40:
+        return
+    e = build(t, scope)
+    lo, hi = scope.interval(e)
+    COUNTS["checked"] += 1
+    if lo != -np.inf or hi != np.inf:
+        COUNTS["bounded"] += 1
+    assert lo <= values.min() and values.max() <= hi, (constraints, str(e), (lo, hi))
+
+
+def test_the_property_checked_bounded_intervals() -> None:
+    # (runs after the property in file order; alone it checks its own count)
+    if COUNTS["checked"] == 0:
+        test_intervals_contain_every_value()
+    assert COUNTS["checked"] >= 200 and COUNTS["bounded"] >= 100, COUNTS
+
+
+@pytest.mark.parametrize("text, lo", [
+    # min(a, b) - b + max(b - 2, 0) + 3: max(a - b, 0) <= a - 1 and max(b - 2, 0) >= b - 2
+    ("min(a, b) - b + max(b - 2, 0) + 3", 2),
+    # the maxima inside a floordiv's numerator are relaxed too
+    ("b - floordiv(min(a, b) - b + max(b - 2, 0) + 3, 4)", 1),
+    ("max(a, b) - a", 0),
+    ("a - 4*floordiv(a, 4)", 0),
+])
+def test_relaxed_intervals(text: str, lo: int) -> None:
+    scope = SymbolicScope()
+    e = symshape.symbolic_shape(text, scope=scope)[0]
+    assert scope.interval(e)[0] == lo
+
+
+def test_canonicalize_slice_needs_no_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What ``jax``'s ``canonicalize_slice`` asks of ``x[2:a:4]`` on an axis of
+    size ``b``, as in JAX's ``inequalities_slice`` benchmark."""
+    searches: list[Any] = []
+    search = Decider._search_with
+    monkeypatch.setattr(Decider, "_search_with",
+                        lambda self, *a, **k: searches.append(a) or search(self, *a, **k))
+    a, b = symshape.symbolic_shape("a, b")
+    start = symshape.min_dim(b, 2)
+    stop = symshape.min_dim(b, a)
+    size = symshape.max_dim(0, stop - start + 3) // 4
+    assert 0 <= size <= b and start >= 0
+    assert searches == []
+    assert start + size <= b  # needs the integrality of the quotient: a search

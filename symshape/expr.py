@@ -223,6 +223,14 @@ def atom_children(a: Atom) -> list[Atom]:
     return [b for o in a.operands if isinstance(o, DimExpr) for m in o._terms for b, _ in m]
 
 
+def compound_children(a: Atom) -> list[Atom]:
+    """The floordiv and max atoms of the operands of ``a`` (one level down):
+    the children for a :func:`fold_atoms` whose ``compute`` reads variables
+    itself (an atom over variables alone then takes its fast path)."""
+    return [b for o in a.operands if isinstance(o, DimExpr) for m in o._terms for b, _ in m
+            if type(b) is not Var]
+
+
 V = TypeVar("V")
 
 
@@ -1635,7 +1643,7 @@ class ScopeCopier:
         got = self.atoms.get(a)
         if got is not None:
             return got
-        return fold_atoms(a, self.atoms, self._copy_atom)
+        return fold_atoms(a, self.atoms, self._copy_atom, compound_children)
 
     def _copy_atom(self, a: Atom) -> Atom:
         if type(a) is Var:

@@ -11,7 +11,6 @@ and the decision procedure start from.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -34,20 +33,80 @@ if TYPE_CHECKING:
     from symshape.scope import SymbolicScope
 
 
-@dataclass(frozen=True)
 class Constraint:
     """One explicit constraint, normalized to ``diff >= 0`` or ``diff == 0``.
 
     ``text`` is what the user wrote (for a chain, the whole chain), ``op`` is
     ``">="`` or ``"=="`` and ``lhs``/``rhs`` the two sides after the strict
     comparisons were tightened (``a > b`` is kept as ``a >= b + 1``).
+    Immutable.  A constraint copied from a scope built from the same texts
+    copies its sides on first use: only the adapters and messages read them.
     """
+
+    __slots__ = ("text", "op", "diff", "_sides", "_copy_from")
 
     text: str
     op: str
-    lhs: DimExpr | int
-    rhs: DimExpr | int
     diff: DimExpr | int
+    _sides: tuple[DimExpr | int, DimExpr | int] | None
+    _copy_from: tuple[Constraint, ScopeCopier] | None
+
+    def __init__(self, text: str, op: str, lhs: DimExpr | int, rhs: DimExpr | int,
+                 diff: DimExpr | int) -> None:
+        init = object.__setattr__
+        init(self, "text", text)
+        init(self, "op", op)
+        init(self, "diff", diff)
+        init(self, "_sides", (lhs, rhs))
+        init(self, "_copy_from", None)
+
+    @classmethod
+    def copied(cls, src: Constraint, cp: ScopeCopier) -> Constraint:
+        """``src`` with its expressions copied by ``cp`` (the sides lazily)."""
+        c = cls.__new__(cls)
+        init = object.__setattr__
+        init(c, "text", src.text)
+        init(c, "op", src.op)
+        init(c, "diff", cp.expr(src.diff))
+        init(c, "_sides", None)
+        init(c, "_copy_from", (src, cp))
+        return c
+
+    def _get_sides(self) -> tuple[DimExpr | int, DimExpr | int]:
+        sides = self._sides
+        if sides is None:
+            assert self._copy_from is not None
+            src, cp = self._copy_from
+            sides = (cp.expr(src.lhs), cp.expr(src.rhs))
+            object.__setattr__(self, "_sides", sides)
+            object.__setattr__(self, "_copy_from", None)
+        return sides
+
+    @property
+    def lhs(self) -> DimExpr | int:
+        """The left side."""
+        return self._get_sides()[0]
+
+    @property
+    def rhs(self) -> DimExpr | int:
+        """The right side."""
+        return self._get_sides()[1]
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"a Constraint is immutable (cannot set {name!r})")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Constraint):
+            return NotImplemented
+        return (self.text, self.op, self.lhs, self.rhs, self.diff) == \
+            (other.text, other.op, other.lhs, other.rhs, other.diff)
+
+    def __hash__(self) -> int:
+        return hash((self.text, self.op, self.diff))
+
+    def __repr__(self) -> str:
+        return (f"Constraint(text={self.text!r}, op={self.op!r}, lhs={self.lhs!r}, "
+                f"rhs={self.rhs!r}, diff={self.diff!r})")
 
     def __str__(self) -> str:
         return f"{self.lhs} {self.op} {self.rhs}"
@@ -158,8 +217,7 @@ class ConstraintRules:
         """Take the constraints, implicit facts and rewrite rules of ``src``
         (a scope built from the same texts), copied into this scope."""
         e = cp.expr
-        self._constraints = [Constraint(c.text, c.op, e(c.lhs), e(c.rhs), e(c.diff))
-                             for c in src._constraints]
+        self._constraints = [Constraint.copied(c, cp) for c in src._constraints]
         self._implicit = [(e(f), why) for f, why in src._implicit]
         self._var_rules = {name: e(rhs) for name, rhs in src._var_rules.items()}
         self._term_rules = {cp.mono(m): (k, e(rhs)) for m, (k, rhs) in src._term_rules.items()}

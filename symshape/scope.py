@@ -35,9 +35,9 @@ from symshape.expr import (
     Terms,
     Var,
     _as_int,
-    atom_children,
     atom_mono,
     comparison_difference,
+    compound_children,
     fold_atoms,
     make_var,
 )
@@ -601,7 +601,7 @@ def _value_at(e: DimExpr | int, env: dict[str, int], memo: dict[Any, int | None]
                 continue
             v = memo.get(a, _UNSET)
             if v is _UNSET:
-                v = fold_atoms(a, memo, partial(_atom_at, env, memo), _compound_children)
+                v = fold_atoms(a, memo, partial(_atom_at, env, memo), compound_children)
             if v is None:
                 return None
             p *= v ** k
@@ -610,11 +610,6 @@ def _value_at(e: DimExpr | int, env: dict[str, int], memo: dict[Any, int | None]
 
 
 _UNSET: Any = object()
-
-
-def _compound_children(a: Atom) -> list[Atom]:
-    """The floordiv and max atoms of ``a``'s operands (variables need no memo here)."""
-    return [b for b in atom_children(a) if type(b) is not Var]
 
 
 def _atom_at(env: dict[str, int], memo: dict[Any, int | None], a: Atom) -> int | None:

@@ -146,17 +146,29 @@ class IntervalBounds(ConstraintRules):
         """One propagation step for the fact ``sum c*m + c0 >= 0`` (``items``
         the non-constant terms; ``origin`` where it comes from, see
         :attr:`bound_steps`); True when a monomial bound changed."""
-        bounds = [self._mono_interval(m) for m, _ in items]
-        # The largest value of each term c*m, and of their sum.
-        his = [bound_mul(c, hi) if c > 0 else bound_mul(c, lo)
-               for (_, c), (lo, hi) in zip(items, bounds, strict=True)]
-        n_inf = sum(1 for h in his if h == math.inf)
+        # The largest value of each term c*m, and the sum of the finite ones
+        # (one loop: this runs for every fact in every round of propagation).
+        mono_interval = self._mono_interval
+        bounds: list[tuple[Bound, Bound]] = []
+        his: list[int | None] = []  # None: +inf
+        n_inf = 0
+        finite_hi: int = c0
+        for m, c in items:
+            lo, hi = mono_interval(m)
+            bounds.append((lo, hi))
+            end = hi if c > 0 else lo
+            if isinstance(end, float):  # c*end is +inf (the only floats are infinities)
+                his.append(None)
+                n_inf += 1
+            else:
+                h = c * end
+                his.append(h)
+                finite_hi += h
         if n_inf > 1:
             return False  # no term is bounded by the others
-        finite_hi = sum(h for h in his if h != math.inf) + c0
         changed = False
         for (m, c), (lo, hi), hi_j in zip(items, bounds, his, strict=True):
-            if hi_j == math.inf:
+            if hi_j is None:
                 rest_hi = finite_hi
             elif n_inf:
                 continue
@@ -164,7 +176,6 @@ class IntervalBounds(ConstraintRules):
                 rest_hi = finite_hi - hi_j
             # c*m >= -rest_hi
             low = -rest_hi
-            assert isinstance(low, int)
             if c > 0:
                 new_lo = -((-low) // c)
                 if new_lo <= lo:

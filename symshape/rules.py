@@ -213,11 +213,15 @@ class ConstraintRules:
                 self._divisible = d
         return d
 
-    def _copy_rules_from(self, src: ConstraintRules, cp: ScopeCopier) -> None:
+    def _copy_rules_from(self, src: ConstraintRules, cp: ScopeCopier, lazy: bool) -> None:
         """Take the constraints, implicit facts and rewrite rules of ``src``
-        (a scope built from the same texts), copied into this scope."""
+        (a scope built from the same texts), copied into this scope (the
+        constraints' sides on first use if ``lazy``)."""
         e = cp.expr
-        self._constraints = [Constraint.copied(c, cp) for c in src._constraints]
+        self._constraints = [
+            Constraint.copied(c, cp) if lazy else Constraint(c.text, c.op, e(c.lhs), e(c.rhs),
+                                                             e(c.diff))
+            for c in src._constraints]
         self._implicit = [(e(f), why) for f, why in src._implicit]
         self._var_rules = {name: e(rhs) for name, rhs in src._var_rules.items()}
         self._term_rules = {cp.mono(m): (k, e(rhs)) for m, (k, rhs) in src._term_rules.items()}

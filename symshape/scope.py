@@ -147,11 +147,14 @@ class SymbolicScope(IntervalBounds):
             self._check_satisfiable()
             _seen(texts, self)
 
-    def _copy_facts_from(self, src: SymbolicScope) -> None:
+    def _copy_facts_from(self, src: SymbolicScope, lazy: bool = True) -> None:
         """Take the fixed facts of ``src``, a scope built from the same
-        constraint texts, copied into this scope (see ``_TEMPLATES``)."""
+        constraint texts, copied into this scope (see ``_TEMPLATES``).
+        ``lazy``: the sides of the constraints are copied on first use, which
+        keeps ``src`` alive until then (right for a template, never for a
+        user's scope)."""
         cp = ScopeCopier(self)
-        self._copy_rules_from(src, cp)
+        self._copy_rules_from(src, cp, lazy)
         self._copy_bounds_from(src, cp)
 
     @property
@@ -521,7 +524,7 @@ def _seen(texts: tuple[str, ...], scope: SymbolicScope) -> None:
             _evict(_SEEN_ONCE, 4 * _TEMPLATES_MAX)
             return
     template = SymbolicScope()
-    template._copy_facts_from(scope)
+    template._copy_facts_from(scope, lazy=False)
     template._derived = scope._derived
     with _TEMPLATES_LOCK:
         _TEMPLATES[texts] = template

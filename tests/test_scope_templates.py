@@ -112,6 +112,10 @@ def test_a_copy_has_expressions_of_its_own() -> None:
         assert str(c1) == str(c2)
         assert isinstance(c1.diff, DimExpr) and isinstance(c2.diff, DimExpr)
         assert c2.diff.scope is copy and c1.diff.scope is first
+        # the sides are copied on first use, into the copy as well
+        for side in (c2.lhs, c2.rhs):
+            assert not isinstance(side, DimExpr) or side.scope is copy
+        assert (str(c2.lhs), str(c2.rhs)) == (str(c1.lhs), str(c1.rhs))
     s1, = first.symbolic_shape("s")
     s2, = copy.symbolic_shape("s")
     assert s1 % 128 == 0 and s2 % 128 == 0  # the rewrite rule holds in the copy

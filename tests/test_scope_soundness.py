@@ -22,13 +22,13 @@ import numpy as np
 import pytest
 from _property_run import Run, run_property
 from exprgen import Tree, build, evaluate, render, trees
+from grid import grid_env, valid_mask, value_on
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import symshape
 from symshape import InconclusiveDimensionOperation, SymbolicScope, UnsatisfiableConstraintsError
 from symshape.expr import DimExpr
-from symshape.shapes import parse_comparison_in_scope
 
 CONSTRAINTS = [
     "a >= b + 2", "a <= 12", "b >= 3", "mod(a, 4) == 0", "mod(c, 3) == 1", "c == 2*d",
@@ -36,8 +36,7 @@ CONSTRAINTS = [
     "a >= 2*c", "b == d + 1", "c >= 4", "a*b <= 40",
 ]
 HI = 16
-_GRID = np.meshgrid(*(np.arange(1, HI + 1, dtype=np.int64),) * 4, indexing="ij")
-ENV = {n: g.ravel() for n, g in zip("abcd", _GRID, strict=True)}
+ENV = grid_env("abcd", HI)
 
 
 def _np_eval(t: Tree) -> Any:
@@ -45,21 +44,11 @@ def _np_eval(t: Tree) -> Any:
 
 
 def _value(e: DimExpr | int) -> Any:
-    if isinstance(e, DimExpr):
-        return np.broadcast_to(e.evaluate(ENV), ENV["a"].shape)
-    return np.full(ENV["a"].shape, e, dtype=np.int64)
+    return value_on(e, ENV)
 
 
 def _valid_mask(constraints: list[str]) -> Any:
-    """Where the constraints hold, evaluated in a scope that knows none of them
-    (so the mask does not rely on what is being tested)."""
-    free = SymbolicScope()
-    mask = np.ones(ENV["a"].shape, dtype=bool)
-    for text in constraints:
-        for op, lhs, rhs in parse_comparison_in_scope(text, free):
-            d = _value(lhs) - _value(rhs)
-            mask &= {">=": d >= 0, ">": d > 0, "<=": d <= 0, "<": d < 0, "==": d == 0}[op]
-    return mask
+    return valid_mask(constraints, ENV)
 
 
 def _small(t: Tree) -> bool:

@@ -70,6 +70,7 @@ def test_the_property_checked_bounded_intervals() -> None:
     # the maxima inside a floordiv's numerator are relaxed too
     ("b - floordiv(min(a, b) - b + max(b - 2, 0) + 3, 4)", 1),
     ("max(a, b) - a", 0),
+    ("b - 1 - max(b - a, 0)", 0),  # the symbolic upper bound of a maximum
     ("a - 4*floordiv(a, 4)", 0),
 ])
 def test_relaxed_intervals(text: str, lo: int) -> None:

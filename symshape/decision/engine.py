@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import threading
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from symshape.decision import canon, minimize, probe
@@ -665,9 +665,10 @@ class Decider:
         # A repaired valuation satisfies the constraints and the divisors'
         # conditions (checked exactly by the repair; values only grew from a
         # valid point): only the claim is left to check.
-        for env in probe.directed(self._probe_env(d, start), d, want_fails,
+        signs = probe.movable(d)
+        for env in probe.directed(self._probe_env(start, signs), d, want_fails,
                                   [*constraints, *dom], lambda x: colors.get(x, 0),
-                                  self._probe_value):
+                                  self._probe_value, signs):
             pt = self._point(env)
             if (pt.poly(d) < 0) == want_fails:
                 return pt
@@ -681,18 +682,19 @@ class Decider:
             return None
         dom = self.domain([d])
         colors = canon.place_colors([d, *self._constraint_polys()])
-        for env in probe.roots(self._probe_env(d, start), d, lambda x: colors.get(x, 0),
-                               self._probe_value):
+        signs = probe.monotone_signs(d)
+        for env in probe.roots(self._probe_env(start, signs), d, lambda x: colors.get(x, 0),
+                               self._probe_value, signs):
             pt = self._point(env)
             if pt.poly(d) == 0 and self._valid(pt) and all(pt.poly(h) >= 0 for h in dom):
                 return pt
         return None
 
-    def _probe_env(self, d: Poly, start: Point) -> dict[str, int]:
+    def _probe_env(self, start: Point, movers: Iterable[str]) -> dict[str, int]:
         """The values of the pool point ``start``, with those of the free
-        variables it leaves implicit that may move ``d``."""
+        variables among ``movers`` that it leaves implicit."""
         env = dict(start.env)
-        for x in probe.movable(d):
+        for x in movers:
             if x not in env:
                 env[x] = start.var(x)
         return env

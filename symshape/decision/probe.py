@@ -105,11 +105,15 @@ def movable(d: Poly) -> dict[str, int]:
 
 
 def directed(env: dict[str, int], d: Poly, want_negative: bool, checks: Sequence[Poly],
-             order: Callable[[str], object], value: Value) -> Iterator[dict[str, int]]:
+             order: Callable[[str], object], value: Value,
+             signs: dict[str, int] | None = None) -> Iterator[dict[str, int]]:
     """Valuations from the valid ``env`` where ``d`` is likely negative
-    (``want_negative``) or non-negative: each pushes one variable whose
-    coefficient in ``d`` has the wanted sign, then repairs ``checks``."""
-    movers = sorted((x for x, c in movable(d).items()
+    (``want_negative``) or non-negative: each pushes one variable that moves
+    ``d`` the wanted way (``signs``: :func:`movable` of ``d``), then repairs
+    ``checks``."""
+    if signs is None:
+        signs = movable(d)
+    movers = sorted((x for x, c in signs.items()
                      if x in env and (c < 0) == want_negative),
                     key=lambda x: (order(x), x))[:MAX_PUSHED]
     for factor, floor in PUSHES:
@@ -166,13 +170,15 @@ ROOT_EVALUATIONS = 48
 
 
 def roots(env: dict[str, int], d: Poly, order: Callable[[str], object],
-          value: Value) -> Iterator[dict[str, int]]:
+          value: Value, signs: dict[str, int] | None = None) -> Iterator[dict[str, int]]:
     """Valuations from ``env`` (where ``d`` is not 0) that make ``d`` zero,
     each found by moving one variable in which ``d`` is monotone: steps that
     double until ``d`` changes sign, a secant step (exact where ``d`` is
     affine in the variable), then bisection.  What an equality ``d == 0``
-    needs as the valuation where it holds; the caller checks each one."""
-    signs = monotone_signs(d)
+    needs as the valuation where it holds; the caller checks each one.
+    ``signs``: :func:`monotone_signs` of ``d``, if the caller has it."""
+    if signs is None:
+        signs = monotone_signs(d)
     movers = sorted((x for x in signs if x in env), key=lambda x: (order(x), x))[:MAX_PUSHED]
     d0 = value(env, d)
     if not d0:

@@ -97,3 +97,21 @@ def test_plain_lemmas_about_one_variable_need_no_search() -> None:
     assert d._variable_lemma({b: 1, P.ONE: -2}) is None  # nor a lower bound above 1
     assert d._variable_lemma({a: -1, P.ONE: 650}) is _MISSING  # a constraint bounds a: search
     assert d._variable_lemma({a: 1, b: 1}) is _MISSING
+
+
+def test_a_bound_replays_only_the_steps_it_needs() -> None:
+    """A query asks for a few bounds: only their steps, and the earlier steps
+    those use, are replayed; the fact is the one a full replay gives."""
+    from symshape.expr import atom_mono, make_var
+    texts = ["t >= h + 16", "k <= 100", "j >= k + 2", "b >= 8", "c >= b + 1", "e >= c + 3"]
+    s = SymbolicScope(texts)
+    d = s.decider()
+    assert d is not None
+    f = d.lin.propagated_fact(atom_mono(make_var("t")), 0)
+    assert f is not None and -P.constant(f.poly) == 17
+    assert 0 < len(d.lin._step_facts) < len(s.bound_steps)
+    e = d.lin.propagated_fact(atom_mono(make_var("e")), 0)
+    assert e is not None and -P.constant(e.poly) == 12  # through c >= 9 and b >= 8
+    full = propagated(SymbolicScope(texts))
+    names = {str(P.to_text({m: 1}, s)): (m, side) for m, side in full}
+    assert str(f) == str(full[names["t"]]) and str(e) == str(full[names["e"]])

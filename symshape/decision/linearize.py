@@ -22,6 +22,7 @@ order of the constraints or on earlier queries.
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -69,7 +70,13 @@ class Linearizer:
         self._pbounds: dict[frozenset[Any], tuple[Fact | None, Fact | None]] = {}
         self._factor: dict[frozenset[Any], tuple[Fact, ...]] = {}
         self._eqs: list[tuple[Fact, Fact, frozenset[Atom]]] | None = None
-        self._propagated_facts: dict[tuple[Mono, int], Fact] | None = None
+        # Lazily replayed propagation steps (see propagated_fact): the step
+        # indices of each (monomial, side), the replayed steps, the relaxed
+        # facts they start from, and the facts of the constraints.
+        self._steps_by_key: dict[tuple[Mono, int], list[int]] | None = None
+        self._step_facts: dict[int, Fact | None] = {}
+        self._relaxed_origins: dict[Any, Fact] = {}
+        self._cfacts: list[Fact] | None = None
 
     def structural_copy(self, prove_lemma: LemmaProver,
                         probe: Callable[[Poly], list[int]] | None = None) -> Linearizer:
@@ -146,7 +153,14 @@ class Linearizer:
         return max((self.depth(a) for a, _ in m), default=0)
 
     def constraint_facts(self) -> list[Fact]:
-        """Explicit constraints and implicit facts of the scope."""
+        """Explicit constraints and implicit facts of the scope (built once:
+        the scope's facts are fixed)."""
+        out = self._cfacts
+        if out is None:
+            out = self._cfacts = self._make_constraint_facts()
+        return out
+
+    def _make_constraint_facts(self) -> list[Fact]:
         out: list[Fact] = []
         for c in self.scope.constraints:
             d = P.from_expr(c.diff)
@@ -269,46 +283,98 @@ class Linearizer:
     def _propagated(self, m: Mono, side: int, target: int) -> Fact | None:
         """The fact ``m - target >= 0`` (``side`` 0) or ``target - m >= 0``
         (side 1), or a tighter one, as interval propagation found the bound
-        (see :meth:`propagated`); None when it did not find it that way."""
-        f = self.propagated().get((m, side))
+        (see :meth:`propagated_fact`); None when it did not find it that way."""
+        f = self.propagated_fact(m, side)
         if f is None:
             return None
         k = P.constant(f.poly)
         return f if (-k >= target if side == 0 else k <= target) else None
 
     def propagated(self) -> dict[tuple[Mono, int], Fact]:
-        """The bounds interval propagation gave monomials, each as a fact:
-        ``(m, 0)`` for ``m - lo >= 0``, ``(m, 1)`` for ``hi - m >= 0``.
+        """Every bound interval propagation gave a monomial, as a fact (see
+        :meth:`propagated_fact`): ``(m, 0)`` for ``m - lo >= 0``, ``(m, 1)``
+        for ``hi - m >= 0``."""
+        out: dict[tuple[Mono, int], Fact] = {}
+        for m, side in self._keyed_steps():
+            f = self.propagated_fact(m, side)
+            if f is not None:
+                out[(m, side)] = f
+        return out
+
+    def propagated_fact(self, m: Mono, side: int) -> Fact | None:
+        """The bound interval propagation gave ``m`` last on ``side``, as a
+        fact, or None.
 
         The scope's propagation steps (``SymbolicScope.bound_steps``) are
-        replayed in order: the step's fact of the scope plus the bound facts
-        of its other terms (from earlier steps, or ``v >= 1`` for a
-        variable), divided by the coefficient of ``m`` and rounded, which is
-        the step itself written as a combination.  No search, and the same
-        facts whatever was asked before.  A step that needs a bound no
-        earlier step gave (an atom's interval, a relaxed fact) is left out,
-        and so are the steps that rely on it; their bounds are proved by
-        lemmas as before.
+        replayed: the step's fact of the scope plus the bound facts of its
+        other terms (from earlier steps, or ``v >= 1`` for a variable),
+        divided by the coefficient of ``m`` and rounded, which is the step
+        itself written as a combination.  No search, and the same facts
+        whatever was asked before.  Only the steps a bound needs are
+        replayed (a query asks for a few bounds of many).  A step that needs
+        a bound no earlier step gave (an atom's interval, a relaxed fact) is
+        left out, and so are the steps that rely on it; their bounds are
+        proved by lemmas as before.
         """
-        known = self._propagated_facts
-        if known is not None:
-            return known
-        known = {}
+        steps = self._keyed_steps().get((m, side))
+        return None if not steps else self._step_fact(steps[-1])
+
+    def _keyed_steps(self) -> dict[tuple[Mono, int], list[int]]:
+        """The indices of the propagation steps of each (monomial, side), in order."""
+        keyed = self._steps_by_key
+        if keyed is None:
+            keyed = {}
+            for i, (m, side, _, _) in enumerate(self.scope.bound_steps):
+                keyed.setdefault((m, side), []).append(i)
+            self._steps_by_key = keyed
+        return keyed
+
+    def _step_fact(self, i: int) -> Fact | None:
+        """Step ``i`` replayed (None when it cannot be), after the earlier
+        steps it needs: the last step before it for each bound it uses.
+        Iterative, so a long chain of steps cannot exhaust the stack."""
+        done = self._step_facts
+        if i in done:
+            return done[i]
+        steps = self.scope.bound_steps
+        keyed = self._keyed_steps()
         facts = self.constraint_facts()
-        relaxed: dict[Any, Fact] = {}
-        for m, side, origin, value in self.scope.bound_steps:
-            f = self._origin_fact(origin, facts, relaxed)
-            f = self._replay(m, side, f, known)
-            if f is not None:
-                k = P.constant(f.poly)
-                if not (-k >= value if side == 0 else k <= value):
-                    f = None
-            if f is None:
-                known.pop((m, side), None)
-            else:
-                known[(m, side)] = f
-        self._propagated_facts = known
-        return known
+        stack = [i]
+        while stack:
+            j = stack[-1]
+            if j in done:
+                stack.pop()
+                continue
+            m, side, origin, value = steps[j]
+            f = self._origin_fact(origin, facts, self._relaxed_origins)
+            known: dict[tuple[Mono, int], Fact] = {}
+            missing: list[int] = []
+            for mj, cj in (f.poly.items() if f is not None else ()):
+                if not mj or mj is m:
+                    continue
+                key = (mj, 1 if cj > 0 else 0)
+                before = keyed.get(key)
+                if not before:
+                    continue
+                k = bisect.bisect_left(before, j) - 1
+                if k < 0:
+                    continue
+                dep = before[k]
+                if dep not in done:
+                    missing.append(dep)
+                elif done[dep] is not None:
+                    known[key] = done[dep]  # type: ignore[assignment]
+            if missing:
+                stack.extend(missing)
+                continue
+            stack.pop()
+            r = self._replay(m, side, f, known)
+            if r is not None:
+                k0 = P.constant(r.poly)
+                if not (-k0 >= value if side == 0 else k0 <= value):
+                    r = None
+            done[j] = r
+        return done[i]
 
     def _origin_fact(self, origin: Any, facts: list[Fact], memo: dict[Any, Fact]
                      ) -> Fact | None:

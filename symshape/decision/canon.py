@@ -26,7 +26,7 @@ depend on the process's string-hash seed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, MutableMapping, Sequence
+from collections.abc import Callable, Container, Iterable, MutableMapping, Sequence
 from typing import Any, cast
 
 from symshape.decision import poly as P
@@ -158,16 +158,17 @@ def _places(polys: Sequence[P.Poly]) -> dict[str, list[_Place]]:
     return out
 
 
-def place_colors(polys: Sequence[P.Poly]) -> dict[str, int]:
+def place_colors(polys: Sequence[P.Poly], skip: Container[str] = ()) -> dict[str, int]:
     """Cheap colours from each variable's direct places alone (the kind of
     atom or fact it sits in, the operand, its coefficient and the size of its
     monomial): no digests of atoms, no refinement.  What the valuation pool
-    needs to give different variables different values."""
+    needs to give different variables different values.  The variables in
+    ``skip`` get none (a colour depends on the variable's own places only)."""
     return {name: hash(tuple(sorted(
         (-1 if parent is None else 2 if type(parent) is FloorDiv else 3,
          -1 if parent is None else i, c, len(m), sum(k for _, k in m))
         for parent, i, m, c in where)))
-        for name, where in _places(polys).items()}
+        for name, where in _places(polys).items() if name not in skip}
 
 
 def variable_colors(polys: Sequence[P.Poly], rounds: int = MAX_ROUNDS) -> dict[str, int]:

@@ -201,7 +201,8 @@ class Pool:
         if len(free) <= 1 and not any(type(a) is not Var for p in polys for m in p
                                       for a, _ in m):
             return self
-        return Pool(self.points, self._sub, canon.place_colors(polys))
+        # (the variables every point values need no colour)
+        return Pool(self.points, self._sub, canon.place_colors(polys, bound))
 
     def point(self, i: int) -> Point:
         """Point ``i`` with the values of the question's free variables

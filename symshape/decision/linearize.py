@@ -86,6 +86,7 @@ class Linearizer:
         new = Linearizer(self.scope, prove_lemma, probe)
         new._axioms = self._axioms
         new._sub = self._sub
+        new._cfacts = self._cfacts
         # level 0: constraints and axioms only (higher levels add derived facts)
         new._base = {lv: b for lv, b in self._base.items() if lv == 0}
         return new

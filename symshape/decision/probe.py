@@ -139,11 +139,14 @@ def residue_moves(env: dict[str, int], d: Poly, order: Callable[[str], object],
     makes ``N mod k`` its smallest, then its largest, reachable value (exact
     where ``N`` is affine in ``x``; the caller checks every valuation)."""
     seen: set[tuple[str, int]] = set()
+    atoms: set[FloorDiv] = set()
     moves: list[tuple[object, str, int, int, Poly]] = []
     for m in d:
         for a, _ in m:
-            if type(a) is not FloorDiv or type(a.den) is not int or isinstance(a.num, int):
+            if type(a) is not FloorDiv or type(a.den) is not int or isinstance(a.num, int) \
+                    or a in atoms:
                 continue
+            atoms.add(a)
             num = a.num.terms
             monotone = monotone_signs(num)
             for x, c in linear_vars(num).items():

@@ -56,6 +56,15 @@ def build(node: tuple[Any, ...], scope: SymbolicScope, text: str = "",
     got = memo.get(id(node))
     if got is not None:
         return got
+    if len(text) <= _SHALLOW_TEXT:
+        # A short text is shallow (each level of nesting takes a character),
+        # so the recursive walk, about twice as fast, stays far from the
+        # recursion limit; a caller already near that limit gets the
+        # iterative walk below (the memo keeps what was built).
+        try:
+            return _build_shallow(node, scope, text, memo)
+        except RecursionError:
+            pass
     stack = [node]
     while stack:
         current = stack[-1]
@@ -96,6 +105,49 @@ def build(node: tuple[Any, ...], scope: SymbolicScope, text: str = "",
 
 _SUMS = frozenset({"add", "sub"})
 _LONG_SUM = 8  # operands from which a written sum is added up in one pass
+_SHALLOW_TEXT = 120  # characters up to which build() may recurse
+
+
+def _build_shallow(node: tuple[Any, ...], scope: SymbolicScope, text: str,
+                   memo: dict[int, Dim]) -> Dim:
+    """:func:`build` by recursion, for a node of a short text: the same
+    operations in the same order (operands left to right, a long sum in one
+    pass), and the same memo."""
+    kind = node[0]
+    if kind == "var":
+        return scope.var(node[2])
+    if kind == "int":
+        return int(node[2])
+    key = id(node)
+    got = memo.get(key)
+    if got is not None:
+        return got
+    if kind == "neg" or kind == "pow":
+        out = _combine(node, [_build_shallow(node[2], scope, text, memo)], text)
+    elif kind in _BINARY:
+        if kind in _SUMS and _long_spine(node, memo):
+            spine = _sum_spine(node, memo)
+            out = _sum([(sign, _build_shallow(x, scope, text, memo)) for sign, x in spine],
+                       scope)
+        else:
+            left = _build_shallow(node[2], scope, text, memo)
+            out = _combine(node, [left, _build_shallow(node[3], scope, text, memo)], text)
+    else:
+        raise ParseError(f"'{kind}' is not allowed here", text=text, column=node[1])
+    memo[key] = out
+    return out
+
+
+def _long_spine(node: tuple[Any, ...], memo: dict[int, Dim]) -> bool:
+    """Does the sum that ``node`` ends have at least _LONG_SUM operands (see
+    :func:`_sum_spine`)?  Counts no further than that."""
+    n = 1
+    while node[0] in _SUMS and id(node) not in memo:
+        n += 1
+        if n >= _LONG_SUM:
+            return True
+        node = node[2]
+    return False
 
 
 def _sum_spine(node: tuple[Any, ...], memo: dict[int, Dim]) -> list[tuple[int, Any]]:

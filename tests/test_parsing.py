@@ -10,6 +10,7 @@ import threading
 import time
 from typing import Any
 
+import exprgen
 import lark
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -839,7 +840,9 @@ def _stack_depth() -> int:
 
 def test_building_walks_the_tree_without_recursion(monkeypatch: pytest.MonkeyPatch) -> None:
     """build.build combines every node from the same stack depth, however deep the
-    tree (the algebra below it is another matter: see the max-chain timings)."""
+    tree (the algebra below it is another matter: see the max-chain timings);
+    short texts, which recurse, are made to take the iterative walk here."""
+    monkeypatch.setattr(build_mod, "_SHALLOW_TEXT", -1)
     depths: list[int] = []
     real = build_mod._combine
 
@@ -929,3 +932,37 @@ def test_a_deep_nest_prints_and_reparses() -> None:
     assert printed.count("max(") == 400
     scope = e.scope
     assert scope.symbolic_shape(printed)[0] == e
+
+
+@settings(max_examples=150, deadline=None)
+@given(exprgen.trees(max_leaves=10), st.booleans())
+def test_short_texts_build_as_the_iterative_walk_does(tree: exprgen.Tree, rules: bool) -> None:
+    """A short text is built by recursion (faster); it gives the iterative
+    walk's expression, with its terms in the same order."""
+    text = exprgen.render(tree)
+    scope = symshape.SymbolicScope(["mod(c, 4) == 0"] if rules else [])
+    node = parse_expr(text)
+    assert len(text) <= build_mod._SHALLOW_TEXT
+    shallow = build_mod.build(node, scope, text)
+    iterative = build_mod.build(node, scope, text + " " * build_mod._SHALLOW_TEXT)
+    assert type(shallow) is type(iterative)
+    if isinstance(shallow, symshape.DimExpr):
+        assert list(shallow.terms.items()) == list(iterative.terms.items())
+    else:
+        assert shallow == iterative
+
+
+def test_recursive_build_near_the_recursion_limit_falls_back() -> None:
+    """A caller already close to the recursion limit still gets its
+    expression: the recursive walk gives way to the iterative one."""
+    text = "-" * 100 + "(a + 1)"
+    assert len(text) <= build_mod._SHALLOW_TEXT
+    scope = symshape.SymbolicScope()
+    node = parse_expr(text)
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(_stack_depth() + 40)
+    try:
+        built = build_mod.build(node, scope, text)
+    finally:
+        sys.setrecursionlimit(old)
+    assert str(built) == "a + 1"

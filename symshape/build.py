@@ -47,16 +47,18 @@ def build(node: tuple[Any, ...], scope: SymbolicScope, text: str = "",
     """Build the canonical expression of a parsed AST ``node`` in ``scope``.
 
     Works bottom-up with an explicit stack, so a deeply nested expression
-    costs no Python recursion. ``memo`` (node id -> expression) reuses what
-    was built for a node object met before: parsed specs share repeated
-    subtrees (see :func:`symshape.parsing.share_subtrees`), and the links of a
-    comparison chain share their middle operands."""
+    costs no Python recursion; the tree of a short ``text`` (as many levels
+    as characters at most) is built by recursion, which is faster. ``memo``
+    (node id -> expression) reuses what was built for a node object met
+    before: parsed specs share repeated subtrees (see
+    :func:`symshape.parsing.share_subtrees`), and the links of a comparison
+    chain share their middle operands."""
     if memo is None:
         memo = {}
     got = memo.get(id(node))
     if got is not None:
         return got
-    if len(text) <= _SHALLOW_TEXT:
+    if text and len(text) <= _SHALLOW_TEXT:
         # A short text is shallow (each level of nesting takes a character),
         # so the recursive walk, about twice as fast, stays far from the
         # recursion limit; a caller already near that limit gets the

@@ -206,6 +206,8 @@ def test_residue_moves_reach_the_extreme_remainders() -> None:
     ("floordiv(n, h + 1) + 14 == 49", ["n >= h + 16"]),
     ("mod(f + 11, 128) > 2", ["f <= 8192"]),
     ("k - floordiv(c + 3, 4) >= 0", []),
+    # t pushed no further than its bound 1024 (4096 could never be repaired)
+    ("3*h*w + t >= 2*t", ["t <= 1024", "min(h, w) >= 4", "mod(h, 8) == 0"]),
 ])
 def test_contingent_claims_are_shown_without_a_search(
         monkeypatch: pytest.MonkeyPatch, claim: str, constraints: list[str]) -> None:

@@ -669,7 +669,7 @@ class Decider:
         signs = probe.movable(d)
         for env in probe.directed(self._probe_env(start, signs), d, want_fails,
                                   [*constraints, *dom], lambda x: colors.get(x, 0),
-                                  self._probe_value, signs):
+                                  self._probe_value, signs, self.scope.var_upper_bound):
             pt = self._point(env)
             if (pt.poly(d) < 0) == want_fails:
                 return pt

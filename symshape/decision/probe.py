@@ -106,20 +106,32 @@ def movable(d: Poly) -> dict[str, int]:
 
 def directed(env: dict[str, int], d: Poly, want_negative: bool, checks: Sequence[Poly],
              order: Callable[[str], object], value: Value,
-             signs: dict[str, int] | None = None) -> Iterator[dict[str, int]]:
+             signs: dict[str, int] | None = None,
+             ceiling: Callable[[str], int | None] | None = None) -> Iterator[dict[str, int]]:
     """Valuations from the valid ``env`` where ``d`` is likely negative
     (``want_negative``) or non-negative: each pushes one variable that moves
     ``d`` the wanted way (``signs``: :func:`movable` of ``d``), then repairs
-    ``checks``."""
+    ``checks``.  A push stops at the variable's upper bound (``ceiling``,
+    None where it has none): the repair only raises variables, so a value
+    beyond a bound such as ``t <= 1024`` could never be repaired, and the
+    bound itself is where ``d`` goes furthest."""
     if signs is None:
         signs = movable(d)
     movers = sorted((x for x, c in signs.items()
                      if x in env and (c < 0) == want_negative),
                     key=lambda x: (order(x), x))[:MAX_PUSHED]
+    tried: set[tuple[str, int]] = set()
     for factor, floor in PUSHES:
         for x in movers:
+            target = max(factor * env[x], floor)
+            top = None if ceiling is None else ceiling(x)
+            if top is not None:
+                target = min(target, top)
+            if target <= env[x] or (x, target) in tried:
+                continue
+            tried.add((x, target))
             pushed = dict(env)
-            pushed[x] = max(factor * pushed[x], floor)
+            pushed[x] = target
             fixed = repaired(pushed, checks, value, linear_vars, order)
             if fixed is not None:
                 yield fixed

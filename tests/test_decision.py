@@ -31,7 +31,7 @@ import symshape
 from symshape import InconclusiveDimensionOperation, SymbolicScope, UnsatisfiableConstraintsError
 from symshape.decision import Certificate, CertificateError, Status, Verdict, prove
 from symshape.decision.certificate import Fact, Leaf, MaxSplit, Split, iter_leaves, make_product
-from symshape.decision.engine import BOUNDS_BUDGET, DECIDE_BUDGET, PROVE_BUDGET
+from symshape.decision.engine import BOUNDS_BUDGET, DECIDE_BUDGET, PROVE_BUDGET, Decider
 from symshape.expr import _ONE, floordiv, max_expr, min_expr, mod
 from symshape.shapes import parse_expr_in_scope
 
@@ -125,6 +125,29 @@ def test_refuted_with_counterexample_and_certificate(claim: str, constraints: li
     assert v.certificate is not None and v.certificate.polarity == "refuted"
     assert v.certificate.check()
     assert "false for every valid valuation" in v.explain()
+
+
+@pytest.mark.parametrize("claim, constraints, attempted, status", [
+    ("a + 1 >= b", [], [], Status.INCONCLUSIVE),  # the pool shows both sides
+    ("a <= 5", ["a >= 10"], ["refuted"], Status.REFUTED),  # it fails at every pool point
+    ("a >= 10", ["a >= 10"], ["proved"], Status.PROVED),
+])
+def test_interval_certificates_only_where_the_pool_allows_one(
+        monkeypatch: pytest.MonkeyPatch, claim: str, constraints: list[str],
+        attempted: list[str], status: Status) -> None:
+    """A side of the claim that a valid pool valuation shows cannot be
+    proved impossible: no interval certificate is attempted for it."""
+    tried: list[str] = []
+    real = Decider._interval_certificate
+
+    def spy(self: Decider, links: Any, text: str, polarity: str) -> Any:
+        tried.append(polarity)
+        return real(self, links, text, polarity)
+
+    monkeypatch.setattr(Decider, "_interval_certificate", spy)
+    v = prove(claim, constraints=constraints)
+    assert v.status is status
+    assert tried == attempted
 
 
 def test_jax_expect_best_bounds() -> None:

@@ -588,17 +588,19 @@ class Decider:
         return _MISSING
 
     def _decide(self, links: Sequence[Link], claim: str, budget: tuple[int, int],
-                limits: Limits = DEFAULT_LIMITS, thorough: bool = True) -> _Outcome:
+                limits: Limits = DEFAULT_LIMITS, thorough: bool = True,
+                split: tuple[Point | None, Point | None] | None = None) -> _Outcome:
         """Prove or refute the conjunction of ``links``, with evidence.
 
         Inconclusive needs both a valuation where the claim holds and one
         where it fails; when a search runs out of budget first, the answer is
         undecided (with whatever evidence was found), unless ``thorough`` and
         the missing valuation is a small one.  Comparisons are not thorough:
-        for them inconclusive and undecided are the same answer.
+        for them inconclusive and undecided are the same answer.  ``split``:
+        what :meth:`_split_pool` gives for ``links``, when already known.
         """
         plain = [(op, d) for op, d, _ in links]
-        holds, fails = self._split_pool(plain)
+        holds, fails = self._split_pool(plain) if split is None else split
         if (holds is None) != (fails is None) and len(plain) == 1 and plain[0][0] == ">=":
             # One side is missing from the pool: a directed valuation often
             # shows it without a search (see symshape.decision.probe).
@@ -740,15 +742,22 @@ class Decider:
                         return holds, fails
         return holds, fails
 
-    def _interval_outcome(self, links: Sequence[Link], claim: str) -> _Outcome | None:
+    def _interval_outcome(self, links: Sequence[Link], claim: str,
+                          split: tuple[Point | None, Point | None]) -> _Outcome | None:
         """A proof or refutation from interval bounds alone, when they settle
         the claim: cheap, and as strong as the comparison operators (which
         answer from the same intervals).  The certificate combines the
-        monomials' bound facts (see :meth:`Linearizer.mono_bounds`)."""
-        cert = self._interval_certificate(links, claim, "proved")
-        if cert is not None:
-            return _Outcome(Status.PROVED, None, None, cert, _BY_INTERVALS)
-        cert = self._interval_certificate(links, claim, "refuted")
+        monomials' bound facts (see :meth:`Linearizer.mono_bounds`).
+        ``split``: the pool's valuations where the claim holds and fails
+        (see :meth:`_split_pool`); a side the pool shows cannot be refuted,
+        so no certificate is attempted for it."""
+        holds, fails = split
+        if fails is None:
+            cert = self._interval_certificate(links, claim, "proved")
+            if cert is not None:
+                return _Outcome(Status.PROVED, None, None, cert, _BY_INTERVALS)
+        cert = None if holds is not None else \
+            self._interval_certificate(links, claim, "refuted")
         if cert is not None:
             polys = [d for _, d, _ in links]
             pool = self._get_pool()
@@ -951,10 +960,12 @@ class Decider:
         self._sync()
         key = (tuple((op, P.hkey(d)) for op, d, _ in links), budget, limits.scale)
         out = self._pcache.get(key)
+        split = None
         if out is None:
-            out = self._interval_outcome(links, claim)
+            split = self._split_pool([(op, d) for op, d, _ in links])
+            out = self._interval_outcome(links, claim, split)
         if out is None:
-            out = self._decide(links, claim, budget, limits)
+            out = self._decide(links, claim, budget, limits, split=split)
             # An answer cut short by the clock is not the answer to the query.
             if len(self._pcache) < CACHE_MAX and \
                     not (limits.timed and out.status is Status.UNDECIDED):

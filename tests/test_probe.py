@@ -161,12 +161,17 @@ def test_monotone_signs_are_monotone(t: Any, start: list[int], x: str) -> None:
 def test_monotone_signs_look_through_divisions_and_maxima() -> None:
     d = terms_of("3*k + s - floordiv(c + 3, 4) - floordiv(w, n + 1) + max(h - t, 0)",
                  "c, h, k, n, s, t, w")
-    assert probe.monotone_signs(d) == {"k": 1, "s": 1, "c": -1, "w": -1, "h": 1, "t": -1}
-    # a variable met both ways, or in a divisor, is left out; the degree-1
-    # coefficient still makes it movable
+    # (-floordiv(w, n + 1) grows with n: the numerator w is >= 0)
+    assert probe.monotone_signs(d) == {"k": 1, "s": 1, "c": -1, "w": -1, "h": 1, "t": -1,
+                                       "n": 1}
+    # a variable met both ways is left out; the degree-1 coefficient still
+    # makes it movable
     d = terms_of("a - 2*floordiv(a, 3) + floordiv(b, c)")
-    assert probe.monotone_signs(d) == {"b": 1}
-    assert probe.movable(d) == {"a": 1, "b": 1}
+    assert probe.monotone_signs(d) == {"b": 1, "c": -1}
+    assert probe.movable(d) == {"a": 1, "b": 1, "c": -1}
+    # so is a divisor's variable where the numerator's sign is not plain
+    d = terms_of("floordiv(a - b, c) + floordiv(-a - 1, d)", "a, b, c, d")
+    assert probe.monotone_signs(d) == {"b": -1, "d": 1}  # not c
 
 
 @pytest.mark.parametrize("text, env", [

@@ -38,7 +38,8 @@ def monotone_signs(d: Poly) -> dict[str, int]:
     non-decreasing, -1: non-increasing).  Besides the degree-1 terms, this
     looks through what is monotone in its operand: ``floordiv(N, k)`` in its
     numerator (``k`` a constant >= 1, or symbolic: a divisor is >= 1
-    wherever the query is defined), ``max(D, 0)`` in its argument, and
+    wherever the query is defined) and, where ``N`` has one sign by its form,
+    in a symbolic divisor, ``max(D, 0)`` in its argument, and
     monomials of variables alone (every variable is >= 1), so that the ``c``
     of ``k - floordiv(c + 3, 4)`` is a variable that lowers it.  A variable
     met in both directions, or inside anything else, is left out."""
@@ -88,10 +89,30 @@ def monotone_signs(d: Poly) -> dict[str, int]:
                     if not isinstance(a.num, int):
                         todo.append((a.num.terms, s))
                     if not isinstance(a.den, int):
-                        opaque(a.den.terms)
+                        # floordiv(N, D) falls as D grows where N >= 0, and
+                        # rises where N <= 0 (D >= 1 wherever it is defined)
+                        n_sign = _fixed_sign(a.num)
+                        if n_sign:
+                            todo.append((a.den.terms, -s * n_sign))
+                        else:
+                            opaque(a.den.terms)
                 continue
             opaque({m: c})
     return {x: s for x, s in signs.items() if x not in mixed}
+
+
+def _fixed_sign(e: Any) -> int:
+    """1 if ``e`` is >= 0 for every valuation, -1 if it is <= 0, else 0, read
+    from its form alone: every coefficient of one sign, and every atom a
+    variable (>= 1) or a maximum (>= 0)."""
+    if isinstance(e, int):
+        return (e > 0) - (e < 0)
+    signs = set()
+    for m, c in e.terms.items():
+        if any(type(a) is FloorDiv for a, _ in m):
+            return 0
+        signs.add(c > 0)
+    return 0 if len(signs) != 1 else 1 if True in signs else -1
 
 
 def movable(d: Poly) -> dict[str, int]:

@@ -95,7 +95,11 @@ def test_plain_lemmas_about_one_variable_need_no_search() -> None:
     _Checker(s).fact(f, frozenset())
     assert d._variable_lemma({b: -1, P.ONE: 650}) is None  # b is in no fact: no upper bound
     assert d._variable_lemma({b: 1, P.ONE: -2}) is None  # nor a lower bound above 1
-    assert d._variable_lemma({a: -1, P.ONE: 650}) is _MISSING  # a constraint bounds a: search
+    # the bound propagation gave a (a <= 100) shows 2*a <= 1300 without a search
+    g = d._variable_lemma({a: -2, P.ONE: 1300})
+    assert g is not None and g is not _MISSING and g.poly == {a: -2, P.ONE: 1300}
+    _Checker(s).fact(g, frozenset())
+    assert d._variable_lemma({a: -1, P.ONE: 50}) is _MISSING  # not implied by it: search
     assert d._variable_lemma({a: 1, b: 1}) is _MISSING
 
 

@@ -567,9 +567,10 @@ class Decider:
     def _variable_lemma(self, target: Poly) -> Any:
         """The lemma ``c*v + k >= 0`` about one variable, settled without a
         search where the answer is plain: ``c*(v - 1) >= 0`` is the axiom
-        ``v >= 1`` times ``c``; a variable that no fact of the scope mentions
-        has no other bound, so nothing more about it can be proved (None).
-        ``_MISSING`` for every other target."""
+        ``v >= 1`` times ``c``, and a bound that interval propagation gave
+        ``v`` shows the others it implies; a variable that no fact of the
+        scope mentions has no other bound, so nothing more about it can be
+        proved (None).  ``_MISSING`` for every other target."""
         if len(target) > 2:
             return _MISSING
         terms = [(m, c) for m, c in target.items() if m]
@@ -585,6 +586,14 @@ class Decider:
         free = v.name not in self.constraint_vars()
         if free and (c < 0 or k < -c):
             return None  # an upper bound, or a lower one above 1, of a free variable
+        # c*v + k >= 0 from v >= lo (c > 0) or v <= hi (c < 0), propagated
+        bound = self.lin.propagated_fact(m, 0 if c > 0 else 1)
+        if bound is not None:
+            hyp = Fact(P.add(P.scale(target, -1), P.const(-1)), "hyp", note="negated lemma")
+            leaf = Leaf([(abs(c), bound), (1, hyp)])
+            total = leaf.total()
+            if P.is_constant(total) and P.constant(total) < 0:
+                return Fact(target, "lemma", proof=Refutation([hyp], leaf))
         return _MISSING
 
     def _decide(self, links: Sequence[Link], claim: str, budget: tuple[int, int],

@@ -190,18 +190,19 @@ class Pool:
         self._sub = sub
         self.colors = colors if colors is not None else {}
 
-    def for_question(self, polys: Sequence[Poly]) -> Pool:
-        """The same points, for a question about ``polys`` (with the scope's
-        constraints): the free variables valued by their colours in that
+    def for_question(self, polys: Sequence[Poly], constraints: Sequence[Poly] = ()) -> Pool:
+        """The same points, for a question about ``polys`` under the scope's
+        ``constraints``: the free variables valued by their colours in that
         question.  A question with at most one free variable needs no
         colours (any value is the same value), and keeps this pool's memo."""
         bound = self.points[0].env if self.points else {}
         free = {a.name for p in polys for m in p for a, _ in m
                 if type(a) is Var and a.name not in bound}
-        if len(free) <= 1 and not any(type(a) is not Var for p in polys for m in p
-                                      for a, _ in m):
+        if len(free) <= 1 and not any(type(a) is not Var for group in (polys, constraints)
+                                      for p in group for m in p for a, _ in m):
             return self
-        # (the variables every point values need no colour)
+        # Only the free variables get colours, and they occur in the question
+        # alone: every variable of the constraints has a value at every point.
         return Pool(self.points, self._sub, canon.place_colors(polys, bound))
 
     def point(self, i: int) -> Point:
@@ -504,7 +505,7 @@ class Decider:
 
     def _question_pool(self, pool: Pool, polys: Sequence[Poly]) -> Pool:
         """``pool`` for a question about ``polys`` under the scope's constraints."""
-        return pool.for_question(list(polys) + self._constraint_polys())
+        return pool.for_question(polys, self._constraint_polys())
 
     # -- searches ----------------------------------------------------------------
     def _accept(self, hyps: Sequence[Poly]) -> Any:

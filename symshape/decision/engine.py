@@ -150,7 +150,10 @@ class Point:
             for a, k in m:
                 x = memo.get(a)
                 if x is None:
-                    x = self.atom(a, memo)
+                    if type(a) is Var:  # (what atom() computes, without its walk)
+                        x = memo[a] = self.var(a.name)
+                    else:
+                        x = self.atom(a, memo)
                 v *= x if k == 1 else x ** k
             total += v
         return total
@@ -222,6 +225,9 @@ class Pool:
         """Values of an atom at every point."""
         v = self.memo.get(a)
         if v is not None:
+            return v
+        if type(a) is Var:  # (what fold_atoms computes, without its walk)
+            v = self.memo[a] = self._compute(a)
             return v
         return fold_atoms(a, self.memo, self._compute, self._sub)
 

@@ -199,6 +199,13 @@ def test_roots_give_up_within_their_budget() -> None:
     assert len(calls) <= 1 + probe.MAX_PUSHED * probe.ROOT_EVALUATIONS
 
 
+def test_quotient_moves_raise_the_divisor_past_the_numerator() -> None:
+    d = terms_of("f + 5 - d*floordiv(f + 5, d) - 9", "d, f")  # mod(f + 5, d) - 9
+    moved = list(probe.quotient_moves({"d": 2, "f": 7}, d, lambda x: 0, exact))
+    assert moved == [{"d": 13, "f": 7}]  # d = f + 6: the remainder is 12
+    assert exact(moved[0], d) == 3
+
+
 def test_residue_moves_reach_the_extreme_remainders() -> None:
     d = terms_of("f + 8 - 128*floordiv(f + 11, 128)", "f")  # mod(f + 11, 128) - 3
     moved = list(probe.residue_moves({"f": 1}, d, lambda x: 0, exact))
@@ -213,6 +220,8 @@ def test_residue_moves_reach_the_extreme_remainders() -> None:
     ("k - floordiv(c + 3, 4) >= 0", []),
     # t pushed no further than its bound 1024 (4096 could never be repaired)
     ("3*h*w + t >= 2*t", ["t <= 1024", "min(h, w) >= 4", "mod(h, 8) == 0"]),
+    # d raised past f + 5: the quotient is 0, and mod(f + 5, d) is f + 5
+    ("k + mod(f + 5, d) > 3*k + 2*n", ["d >= n + 1", "f >= k", "min(d, f) >= 2"]),
 ])
 def test_contingent_claims_are_shown_without_a_search(
         monkeypatch: pytest.MonkeyPatch, claim: str, constraints: list[str]) -> None:

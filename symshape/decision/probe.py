@@ -158,7 +158,7 @@ def directed(env: dict[str, int], d: Poly, want_negative: bool, checks: Sequence
                 yield fixed
     # Remainders are not monotone in anything: ``mod(f + 11, 128) <= 2``
     # fails for small f and holds for f = 117.  Try their extreme values.
-    for moved in residue_moves(env, d, order, value):
+    for moved in (*residue_moves(env, d, order, value), *quotient_moves(env, d, order, value)):
         fixed = repaired(moved, checks, value, linear_vars, order)
         if fixed is not None:
             yield fixed
@@ -199,6 +199,38 @@ def residue_moves(env: dict[str, int], d: Poly, order: Callable[[str], object],
                 moved = dict(env)
                 moved[x] += t
                 yield moved
+
+
+def quotient_moves(env: dict[str, int], d: Poly, order: Callable[[str], object],
+                   value: Value) -> Iterator[dict[str, int]]:
+    """Valuations from ``env`` that raise one variable ``x`` of the symbolic
+    divisor ``D`` of a ``floordiv(N, D)`` of ``d`` (``x`` with a positive
+    degree-1 coefficient in ``D``, monotone there, and absent from ``N``)
+    just past the numerator, where the quotient is 0 and ``mod(N, D)`` is
+    ``N``, its largest value (``mod(f + 5, d)`` with ``d = f + 6``)."""
+    atoms: set[FloorDiv] = set()
+    moves: list[tuple[object, str, int, Any, Any]] = []
+    for m in d:
+        for a, _ in m:
+            if type(a) is not FloorDiv or isinstance(a.den, int) or a in atoms:
+                continue
+            atoms.add(a)
+            den = a.den.terms
+            in_num = set() if isinstance(a.num, int) else {
+                b.name for b in a.num.atoms(recursive=True) if type(b) is Var}
+            up = monotone_signs(den)
+            for x, c in linear_vars(den).items():
+                if c > 0 and x in env and up.get(x) == 1 and x not in in_num:
+                    moves.append((order(x), x, c, a.num, den))
+    moves.sort(key=lambda t: (t[0], t[1]))
+    for _, x, c, num, den in moves[:MAX_PUSHED]:
+        n0 = num if isinstance(num, int) else value(env, num.terms)
+        d0 = value(env, den)
+        if n0 is None or d0 is None or n0 < d0:
+            continue
+        moved = dict(env)
+        moved[x] += (n0 - d0) // c + 1
+        yield moved
 
 
 #: evaluations of ``d`` one variable's root search may spend

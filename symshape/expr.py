@@ -353,8 +353,10 @@ class Mono(tuple[tuple[Atom, int], ...]):
     """
 
     # No __slots__: each monomial may carry ``_products``, a memo of
-    # mono_mul.  Interned monomials are few, so the per-object dict is cheap.
+    # mono_mul, and ``_digest``, the memo of symshape.decision.poly.mono_digest.
+    # Interned monomials are few, so the per-object dict is cheap.
     _products: dict[Mono, Mono] | None = None
+    _digest: int | None = None
     __hash__ = object.__hash__
     __eq__ = object.__eq__
     __ne__ = object.__ne__

@@ -149,8 +149,11 @@ def mono_digest(m: Mono) -> int:
         return 0
     if len(m) == 1 and m[0][1] == 1:
         return atom_digest(m[0][0])
-    parts = sorted((atom_digest(a), k) for a, k in m)
-    return _h(b"*".join(b"%d^%d" % (d, k) for d, k in parts))
+    d = m._digest  # (monomials are interned: the digest is kept on the object)
+    if d is None:
+        parts = sorted((atom_digest(a), k) for a, k in m)
+        d = m._digest = _h(b"*".join(b"%d^%d" % (x, k) for x, k in parts))
+    return d
 
 
 def key(p: Poly) -> tuple[Any, ...]:

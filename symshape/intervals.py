@@ -39,6 +39,10 @@ BoundOrigin = tuple[int, int, tuple[tuple[Atom, int], ...]]
 # (monomial, side, origin, value)
 BoundStep = tuple[Mono, int, BoundOrigin, int]
 
+#: bits a propagated bound may have beyond four times the widest constant of
+#: the facts (see IntervalBounds._propagate_bounds)
+BOUND_BITS_MARGIN = 256
+
 # Interval ends are ints or float infinities: every sum and product of ends
 # goes through bound_add / bound_mul (or checks the type first), because an
 # int beyond 1e308 met with a float infinity would overflow.
@@ -130,10 +134,17 @@ class IntervalBounds(ConstraintRules):
                         for terms, (j, scale, parts) in self._relaxed_facts(base)]
         facts = [([(m, c) for m, c in terms.items() if m], terms.get(_ONE, 0), origin)
                  for terms, origin in with_origin]
+        # Bounds far beyond the constants are left out: constraints such as
+        # ``c - a == c^3`` (a >= 1) raise c's lower bound to its cube, round
+        # after round, and millions of bits later every question about the
+        # scope would crawl.  Dropping a bound only weakens the facts.
+        widest = max((abs(c).bit_length() for terms in base for c in terms.values()),
+                     default=0)
+        limit = 4 * widest + BOUND_BITS_MARGIN
         for _ in range(8):
             changed = False
             for items, c0, origin in facts:
-                if self._tighten(items, c0, origin):
+                if self._tighten(items, c0, origin, limit):
                     changed = True
             self._interval_cache.clear()
             if not changed:
@@ -142,10 +153,12 @@ class IntervalBounds(ConstraintRules):
             # the first round.
             facts = [f for f in facts if len(f[0]) > 1]
 
-    def _tighten(self, items: list[tuple[Mono, int]], c0: int, origin: BoundOrigin) -> bool:
+    def _tighten(self, items: list[tuple[Mono, int]], c0: int, origin: BoundOrigin,
+                 limit: int) -> bool:
         """One propagation step for the fact ``sum c*m + c0 >= 0`` (``items``
         the non-constant terms; ``origin`` where it comes from, see
-        :attr:`bound_steps`); True when a monomial bound changed."""
+        :attr:`bound_steps`); True when a monomial bound changed.  A bound of
+        more than ``limit`` bits is not kept."""
         # The largest value of each term c*m, and the sum of the finite ones
         # (one loop: this runs for every fact in every round of propagation).
         mono_interval = self._mono_interval
@@ -178,13 +191,13 @@ class IntervalBounds(ConstraintRules):
             low = -rest_hi
             if c > 0:
                 new_lo = -((-low) // c)
-                if new_lo <= lo:
+                if new_lo <= lo or new_lo.bit_length() > limit:
                     continue
                 lo = new_lo
                 self._bound_steps.append((m, 0, origin, new_lo))
             else:
                 new_hi = low // c
-                if new_hi >= hi:
+                if new_hi >= hi or new_hi.bit_length() > limit:
                     continue
                 hi = new_hi
                 self._bound_steps.append((m, 1, origin, new_hi))

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 import symshape
 from symshape import SymbolicScope, UnsatisfiableConstraintsError
 from symshape.decision.engine import Decider
+from symshape.intervals import BOUND_BITS_MARGIN, IntervalBounds
 
 CONSTRAINTS = ["a >= b + 2", "b >= 3", "mod(a, 4) == 0", "max(a, b) <= 9", "min(c, d) >= 2",
                "floordiv(c, 2) >= 2", "d <= b", "c <= 7", "a + d <= 12"]
@@ -93,3 +94,25 @@ def test_canonicalize_slice_needs_no_search(monkeypatch: pytest.MonkeyPatch) -> 
     assert 0 <= size <= b and start >= 0
     assert searches == []
     assert start + size <= b  # needs the integrality of the quotient: a search
+
+
+def test_propagated_bounds_stay_near_the_size_of_the_constants(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``c - a == c^3`` with ``a >= 1`` raises c's lower bound to its cube
+    round after round (15 million bits after 8 rounds, and a minute for the
+    scope); bounds beyond four times the constants' width are left out."""
+    widest: list[int] = [0]
+    real = IntervalBounds._tighten
+
+    def spy(self: IntervalBounds, *args: Any) -> bool:
+        changed = real(self, *args)
+        for _, _, _, value in self.bound_steps:
+            widest[0] = max(widest[0], value.bit_length())
+        return changed
+
+    monkeypatch.setattr(IntervalBounds, "_tighten", spy)
+    with pytest.raises(UnsatisfiableConstraintsError):
+        SymbolicScope(["c - a == c^3", "a - d <= min(-4, b)"])
+    assert 0 < widest[0] <= 4 * 3 + BOUND_BITS_MARGIN
+    # a wide constant keeps its bound
+    assert SymbolicScope(["a >= 2^1000"]).var_lower_bound("a") == 2 ** 1000

@@ -103,6 +103,22 @@ def test_plain_lemmas_about_one_variable_need_no_search() -> None:
     assert d._variable_lemma({a: 1, b: 1}) is _MISSING
 
 
+def test_bounds_of_a_quotient_follow_from_its_numerator_without_a_search() -> None:
+    from symshape.decision.engine import _MISSING
+    from symshape.shapes import parse_expr_in_scope
+    s = SymbolicScope(["c <= 1000"])
+    d = s.decider()
+    assert d is not None
+    q = parse_expr_in_scope("floordiv(c + 9, 128)", s)
+    assert isinstance(q, symshape.DimExpr)
+    (m,) = q.terms
+    for target in ({m: 1}, {m: -1, P.ONE: 7}, {m: -3, P.ONE: 21}):  # 0 <= q <= 7
+        f = d._variable_lemma(target)
+        assert f is not None and f is not _MISSING and f.poly == target, target
+        _Checker(s).fact(f, frozenset())
+    assert d._variable_lemma({m: -1, P.ONE: 6}) is _MISSING  # q <= 6 does not follow
+
+
 def test_a_bound_replays_only_the_steps_it_needs() -> None:
     """A query asks for a few bounds: only their steps, and the earlier steps
     those use, are replayed; the fact is the one a full replay gives."""

@@ -572,36 +572,60 @@ class Decider:
         return out
 
     def _variable_lemma(self, target: Poly) -> Any:
-        """The lemma ``c*v + k >= 0`` about one variable, settled without a
-        search where the answer is plain: ``c*(v - 1) >= 0`` is the axiom
-        ``v >= 1`` times ``c``, and a bound that interval propagation gave
-        ``v`` shows the others it implies; a variable that no fact of the
-        scope mentions has no other bound, so nothing more about it can be
-        proved (None).  ``_MISSING`` for every other target."""
+        """The lemma ``c*x + k >= 0`` about one atom ``x``, settled without a
+        search where the answer is plain: a bound that interval propagation
+        gave ``x`` shows the others it implies; for a variable ``v``,
+        ``c*(v - 1) >= 0`` is the axiom ``v >= 1`` times ``c``, and a
+        variable that no fact of the scope mentions has no other bound, so
+        nothing more about it can be proved (None).  ``_MISSING`` for every
+        other target."""
         if len(target) > 2:
             return _MISSING
         terms = [(m, c) for m, c in target.items() if m]
         if len(terms) != 1:
             return _MISSING
         (m, c), = terms
-        if len(m) != 1 or m[0][1] != 1 or type(m[0][0]) is not Var:
+        if len(m) != 1 or m[0][1] != 1:
             return _MISSING
         v = m[0][0]
         k = target.get(P.ONE, 0)
-        if c > 0 and k == -c:
-            return make_combo([self.lin.axioms(v)[0]], [c])
-        free = v.name not in self.constraint_vars()
-        if free and (c < 0 or k < -c):
-            return None  # an upper bound, or a lower one above 1, of a free variable
-        # c*v + k >= 0 from v >= lo (c > 0) or v <= hi (c < 0), propagated
-        bound = self.lin.propagated_fact(m, 0 if c > 0 else 1)
-        if bound is not None:
+        if type(v) is Var:
+            if c > 0 and k == -c:
+                return make_combo([self.lin.axioms(v)[0]], [c])
+            free = v.name not in self.constraint_vars()
+            if free and (c < 0 or k < -c):
+                return None  # an upper bound, or a lower one above 1, of a free variable
+        # c*x + k >= 0 from x >= lo (c > 0) or x <= hi (c < 0), propagated,
+        # or for a quotient by a constant, from the bounds of its numerator
+        for source in range(2):
+            if source == 0:
+                bound = self.lin.propagated_fact(m, 0 if c > 0 else 1)
+            else:
+                bound = self._quotient_bound(v, c > 0) if type(v) is FloorDiv else None
+            if bound is None:
+                continue
             hyp = Fact(P.add(P.scale(target, -1), P.const(-1)), "hyp", note="negated lemma")
             leaf = Leaf([(abs(c), bound), (1, hyp)])
             total = leaf.total()
             if P.is_constant(total) and P.constant(total) < 0:
                 return Fact(target, "lemma", proof=Refutation([hyp], leaf))
         return _MISSING
+
+    def _quotient_bound(self, q: FloorDiv, lower: bool) -> Fact | None:
+        """``q >= floor(L/k)`` (``lower``) or ``q <= floor(U/k)`` for ``q =
+        floordiv(N, k)`` with a constant ``k``: the axiom ``k*q + k - 1 - N >=
+        0`` (or ``N - k*q >= 0``) plus the bound facts of the terms of ``N``,
+        divided by ``k`` and rounded."""
+        if not isinstance(q.den, int) or q.den < 1:
+            return None
+        num = P.operand_poly(q.num)
+        if P.is_constant(num):
+            return None
+        fd_lo, fd_hi = self.lin.axioms(q)[:2]  # N - k*q >= 0, k*q + k - 1 - N >= 0
+        terms = self._bound_sum(num if lower else P.scale(num, -1))
+        if terms is None:
+            return None
+        return make_combo([fd_hi if lower else fd_lo, terms], [1, 1], divisor=q.den)
 
     def _decide(self, links: Sequence[Link], claim: str, budget: tuple[int, int],
                 limits: Limits = DEFAULT_LIMITS, thorough: bool = True,

@@ -597,19 +597,23 @@ class Decider:
                 return None  # an upper bound, or a lower one above 1, of a free variable
         # c*x + k >= 0 from x >= lo (c > 0) or x <= hi (c < 0), propagated,
         # or for a quotient by a constant, from the bounds of its numerator
-        for source in range(2):
-            if source == 0:
-                bound = self.lin.propagated_fact(m, 0 if c > 0 else 1)
-            else:
-                bound = self._quotient_bound(v, c > 0) if type(v) is FloorDiv else None
-            if bound is None:
-                continue
-            hyp = Fact(P.add(P.scale(target, -1), P.const(-1)), "hyp", note="negated lemma")
-            leaf = Leaf([(abs(c), bound), (1, hyp)])
-            total = leaf.total()
-            if P.is_constant(total) and P.constant(total) < 0:
-                return Fact(target, "lemma", proof=Refutation([hyp], leaf))
-        return _MISSING
+        lemma = self._lemma_from_bound(target, c, self.lin.propagated_fact(m, 0 if c > 0 else 1))
+        if lemma is None and type(v) is FloorDiv:
+            lemma = self._lemma_from_bound(target, c, self._quotient_bound(v, c > 0))
+        return _MISSING if lemma is None else lemma
+
+    @staticmethod
+    def _lemma_from_bound(target: Poly, c: int, bound: Fact | None) -> Fact | None:
+        """The lemma ``target >= 0`` (``c*x + k``) shown by ``bound``, a fact
+        ``x - lo >= 0`` (``c > 0``) or ``hi - x >= 0``, when it implies it."""
+        if bound is None:
+            return None
+        hyp = Fact(P.add(P.scale(target, -1), P.const(-1)), "hyp", note="negated lemma")
+        leaf = Leaf([(abs(c), bound), (1, hyp)])
+        total = leaf.total()
+        if P.is_constant(total) and P.constant(total) < 0:
+            return Fact(target, "lemma", proof=Refutation([hyp], leaf))
+        return None
 
     def _quotient_bound(self, q: FloorDiv, lower: bool) -> Fact | None:
         """``q >= floor(L/k)`` (``lower``) or ``q <= floor(U/k)`` for ``q =
@@ -789,8 +793,9 @@ class Decider:
         answer from the same intervals).  The certificate combines the
         monomials' bound facts (see :meth:`Linearizer.mono_bounds`).
         ``split``: the pool's valuations where the claim holds and fails
-        (see :meth:`_split_pool`); a side the pool shows cannot be refuted,
-        so no certificate is attempted for it."""
+        (see :meth:`_split_pool`); a claim the pool shows failing cannot be
+        proved, nor one it shows holding refuted, so those certificates are
+        not attempted."""
         holds, fails = split
         if fails is None:
             cert = self._interval_certificate(links, claim, "proved")

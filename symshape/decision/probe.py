@@ -107,7 +107,7 @@ def _fixed_sign(e: Any) -> int:
     variable (>= 1) or a maximum (>= 0)."""
     if isinstance(e, int):
         return (e > 0) - (e < 0)
-    signs = set()
+    signs: set[bool] = set()
     for m, c in e.terms.items():
         if any(type(a) is FloorDiv for a, _ in m):
             return 0

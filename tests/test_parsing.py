@@ -944,6 +944,7 @@ def test_short_texts_build_as_the_iterative_walk_does(tree: exprgen.Tree, rules:
     node = parse_expr(text)
     assert len(text) <= build_mod._SHALLOW_TEXT
     shallow = build_mod.build(node, scope, text)
+    # the same tree with a text too long to recurse: the iterative walk
     iterative = build_mod.build(node, scope, text + " " * build_mod._SHALLOW_TEXT)
     assert type(shallow) is type(iterative)
     if isinstance(shallow, symshape.DimExpr):

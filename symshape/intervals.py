@@ -40,7 +40,7 @@ BoundOrigin = tuple[int, int, tuple[tuple[Atom, int], ...]]
 BoundStep = tuple[Mono, int, BoundOrigin, int]
 
 #: bits a propagated bound may have beyond four times the widest constant of
-#: the facts (see IntervalBounds._propagate_bounds)
+#: the facts and of their atoms (see IntervalBounds._propagate_bounds)
 BOUND_BITS_MARGIN = 256
 
 # Interval ends are ints or float infinities: every sum and product of ends
@@ -78,6 +78,8 @@ class IntervalBounds(ConstraintRules):
     # bound_steps).
     _bound_steps: list[BoundStep]
     _interval_cache: dict[DimExpr, tuple[Bound, Bound]]
+    # The interned floordiv and max atoms (see symshape.expr.AlgebraScope).
+    atom_table: dict[Any, Any]
 
     def var_lower_bound(self, name: str) -> int:
         """The lower bound of variable ``name`` that the constraints give it by
@@ -138,9 +140,8 @@ class IntervalBounds(ConstraintRules):
         # ``c - a == c^3`` (a >= 1) raise c's lower bound to its cube, round
         # after round, and millions of bits later every question about the
         # scope would crawl.  Dropping a bound only weakens the facts.
-        widest = max((abs(c).bit_length() for terms in base for c in terms.values()),
-                     default=0)
-        limit = 4 * widest + BOUND_BITS_MARGIN
+        limit = 4 * self._widest_constant([terms for terms, _ in with_origin]) + \
+            BOUND_BITS_MARGIN
         for _ in range(8):
             changed = False
             for items, c0, origin in facts:
@@ -152,6 +153,17 @@ class IntervalBounds(ConstraintRules):
             # A fact of one term bounds it by its constant alone: done after
             # the first round.
             facts = [f for f in facts if len(f[0]) > 1]
+
+    def _widest_constant(self, facts: list[Terms]) -> int:
+        """Bits of the widest constant of ``facts`` and of the operands of the
+        scope's atoms (``floordiv(s, 2^300) >= 1`` bounds ``s`` by its divisor)."""
+        widest = max((abs(c).bit_length() for terms in facts for c in terms.values()),
+                     default=0)
+        for a in self.atom_table.values():
+            for o in a.operands:
+                coeffs = (o,) if isinstance(o, int) else o.terms.values()
+                widest = max(widest, max(abs(c).bit_length() for c in coeffs))
+        return widest
 
     def _tighten(self, items: list[tuple[Mono, int]], c0: int, origin: BoundOrigin,
                  limit: int) -> bool:

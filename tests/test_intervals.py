@@ -114,5 +114,8 @@ def test_propagated_bounds_stay_near_the_size_of_the_constants(
     with pytest.raises(UnsatisfiableConstraintsError):
         SymbolicScope(["c - a == c^3", "a - d <= min(-4, b)"])
     assert 0 < widest[0] <= 4 * 3 + BOUND_BITS_MARGIN
-    # a wide constant keeps its bound
+    # a wide constant keeps its bound, in a fact or inside an atom
     assert SymbolicScope(["a >= 2^1000"]).var_lower_bound("a") == 2 ** 1000
+    assert SymbolicScope(["floordiv(s, 2^300) >= 1"]).var_lower_bound("s") == 2 ** 300
+    assert SymbolicScope(["floordiv(floordiv(s, 2^300), 2) >= 1"]).var_lower_bound("s") \
+        == 2 ** 301

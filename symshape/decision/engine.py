@@ -193,16 +193,17 @@ class Pool:
         self._sub = sub
         self.colors = colors if colors is not None else {}
 
-    def for_question(self, polys: Sequence[Poly], constraints: Sequence[Poly] = ()) -> Pool:
+    def for_question(self, polys: Sequence[Poly], constraint_atoms: bool = False) -> Pool:
         """The same points, for a question about ``polys`` under the scope's
-        ``constraints``: the free variables valued by their colours in that
+        constraints (``constraint_atoms``: do they have floordiv or max
+        atoms?): the free variables valued by their colours in that
         question.  A question with at most one free variable needs no
         colours (any value is the same value), and keeps this pool's memo."""
         bound = self.points[0].env if self.points else {}
         free = {a.name for p in polys for m in p for a, _ in m
                 if type(a) is Var and a.name not in bound}
-        if len(free) <= 1 and not any(type(a) is not Var for group in (polys, constraints)
-                                      for p in group for m in p for a, _ in m):
+        if len(free) <= 1 and not constraint_atoms and \
+                not any(type(a) is not Var for p in polys for m in p for a, _ in m):
             return self
         # Only the free variables get colours, and they occur in the question
         # alone: every variable of the constraints has a value at every point.
@@ -332,6 +333,7 @@ class Decider:
         self._samples = Pool(_FREE_POINTS, self.lin.sub_atoms)
         self._checks: list[Poly] | None = None
         self._cvars: tuple[str, ...] | None = None
+        self._constraint_atoms: bool | None = None  # see _question_pool
         self._pool: Pool | None = None
 
     def _constraint_polys(self) -> list[Poly]:
@@ -511,7 +513,11 @@ class Decider:
 
     def _question_pool(self, pool: Pool, polys: Sequence[Poly]) -> Pool:
         """``pool`` for a question about ``polys`` under the scope's constraints."""
-        return pool.for_question(polys, self._constraint_polys())
+        atoms = self._constraint_atoms
+        if atoms is None:
+            atoms = self._constraint_atoms = any(
+                type(a) is not Var for p in self._constraint_polys() for m in p for a, _ in m)
+        return pool.for_question(polys, atoms)
 
     # -- searches ----------------------------------------------------------------
     def _accept(self, hyps: Sequence[Poly]) -> Any:

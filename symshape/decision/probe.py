@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from symshape.decision.poly import Poly
-from symshape.expr import FloorDiv, Max0, Var
+from symshape.expr import DimExpr, FloorDiv, Max0, Var
 from symshape.repair import linear_vars, repaired
 
 #: variables pushed per question at most
@@ -101,7 +101,7 @@ def monotone_signs(d: Poly) -> dict[str, int]:
     return {x: s for x, s in signs.items() if x not in mixed}
 
 
-def _fixed_sign(e: Any) -> int:
+def _fixed_sign(e: DimExpr | int) -> int:
     """1 if ``e`` is >= 0 for every valuation, -1 if it is <= 0, else 0, read
     from its form alone: every coefficient of one sign, and every atom a
     variable (>= 1) or a maximum (>= 0)."""
@@ -216,8 +216,7 @@ def quotient_moves(env: dict[str, int], d: Poly, order: Callable[[str], object],
                 continue
             atoms.add(a)
             den = a.den.terms
-            in_num = set() if isinstance(a.num, int) else {
-                b.name for b in a.num.atoms(recursive=True) if type(b) is Var}
+            in_num = set() if isinstance(a.num, int) else a.num.free_vars
             up = monotone_signs(den)
             for x, c in linear_vars(den).items():
                 if c > 0 and x in env and up.get(x) == 1 and x not in in_num:

@@ -387,6 +387,23 @@ def mono_of(pairs: tuple[tuple[Atom, int], ...]) -> Mono:
     return m
 
 
+def release_atoms(atoms: Iterable[Atom]) -> None:
+    """Drop the monomial memos of floordiv and max atoms whose scope is being
+    released (see ``SymbolicScope.release``): an atom's interned monomials
+    hold the atom, and their product memos hold each other, reference cycles
+    that only the cycle collector would free.  The atoms must not be used
+    afterwards."""
+    for a in atoms:
+        if type(a) is not Var:
+            monos = a._monos
+            if monos is not None:
+                for m in monos.values():
+                    m._products = None
+            a._m1 = None
+            a._monos = None
+            a._mkeys = None
+
+
 def atom_mono(a: Atom) -> Mono:
     """The degree-1 monomial of an atom."""
     m = a._m1
@@ -1690,5 +1707,6 @@ __all__ = [
     "check_dim",
     "comparison_difference",
     "floordiv", "is_symbolic_dim", "make_floordiv_atom", "make_max0_atom", "make_var",
-    "max_expr", "min_expr", "mod", "mono_key", "mono_mul", "mono_of", "poly_divmod", "substitute",
+    "max_expr", "min_expr", "mod", "mono_key", "mono_mul", "mono_of", "poly_divmod",
+    "release_atoms", "substitute",
 ]

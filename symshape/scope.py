@@ -40,6 +40,7 @@ from symshape.expr import (
     compound_children,
     fold_atoms,
     make_var,
+    release_atoms,
 )
 from symshape.intervals import Bound, BoundStep, IntervalBounds
 from symshape.repair import linear_vars, repaired
@@ -208,6 +209,27 @@ class SymbolicScope(IntervalBounds):
             self._cmp_cache.clear()
             if self._decider_obj is not None:
                 self._decider_obj.clear_answers()
+
+    def release(self) -> None:
+        """Break this scope's reference cycles, so that reference counting
+        frees it at once instead of the cycle collector.
+
+        Expressions refer to their scope and the scope's tables refer to
+        expressions, so a scope is a reference cycle: the collector frees it
+        only after it has walked the young objects again and again.  A
+        one-off :func:`symshape.prove` owns its scope, and releases it when
+        the last verdict that can reach it is freed.  The scope, and every
+        expression or atom built in it, must not be used afterwards: call
+        this only on a scope nothing else holds.
+        """
+        with self._lock:
+            d = self._decider_obj
+            if d is not None:
+                d.release()
+            release_atoms(self.atom_table.values())
+            # (the shared derivations are dropped, not cleared: other scopes
+            # built from the same texts use them)
+            self.__dict__.clear()
 
     # -- bounds -----------------------------------------------------------------
     def sign(self, e: DimExpr | int) -> int:

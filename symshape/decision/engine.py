@@ -42,7 +42,7 @@ from symshape.decision.linearize import Linearizer
 from symshape.decision.poly import Poly
 from symshape.decision.search import Model, Refuted, Result, Search, Unknown
 from symshape.decision.simplex import DEFAULT_LIMITS, Budget, Limits
-from symshape.decision.verdict import Status, Verdict, format_valuation
+from symshape.decision.verdict import Lease, Status, Verdict, format_valuation
 from symshape.errors import UnsatisfiableConstraintsError
 from symshape.expr import (
     Atom,
@@ -318,6 +318,15 @@ class Decider:
             self._reset()
             self.lin = lin.structural_copy(self._lemma, self._probe)
             self._samples = Pool(_FREE_POINTS, self.lin.sub_atoms)
+
+    def release(self) -> None:
+        """Drop every reference this decider and its linearizer hold (they
+        refer to each other through their callbacks, a reference cycle), for
+        :meth:`symshape.SymbolicScope.release`: neither is used again."""
+        lin = self.__dict__.get("lin")
+        if lin is not None:
+            lin.__dict__.clear()
+        self.__dict__.clear()
 
     def _reset(self) -> None:
         self._domains: dict[Atom, Poly] = {}
@@ -1006,8 +1015,9 @@ class Decider:
 
     def prove_links(self, links: Sequence[Link], claim: str, names: Sequence[str],
                     budget: tuple[int, int] = PROVE_BUDGET,
-                    limits: Limits = DEFAULT_LIMITS) -> Verdict:
-        """Decide the conjunction of ``links`` (``(op, d, text)``: ``d op 0``)."""
+                    limits: Limits = DEFAULT_LIMITS, lease: Lease | None = None) -> Verdict:
+        """Decide the conjunction of ``links`` (``(op, d, text)``: ``d op 0``).
+        ``lease``: the ownership of a private scope, held by the verdict."""
         self._sync()
         key = (tuple((op, P.hkey(d)) for op, d, _ in links), budget, limits.scale)
         out = self._pcache.get(key)
@@ -1026,7 +1036,7 @@ class Decider:
                        constraints=tuple(self.scope.constraint_texts),
                        certify=None if out.cert is None else
                        lambda: self.certificate(links, claim, out, budget),
-                       evidence=lambda: self.evidence(links, out, allnames))
+                       evidence=lambda: self.evidence(links, out, allnames), lease=lease)
 
     def certificate(self, links: Sequence[Link], claim: str, out: _Outcome,
                     budget: tuple[int, int]) -> Certificate:

@@ -10,7 +10,7 @@ from symshape.decision.certificate import Link
 from symshape.decision.poly import from_expr
 from symshape.decision.simplex import Limits
 from symshape.decision.suggest import with_suggestions
-from symshape.decision.verdict import Status, Verdict
+from symshape.decision.verdict import Lease, Status, Verdict
 from symshape.errors import LazyText, SymshapeError
 from symshape.expr import DimExpr, comparison_difference
 from symshape.scope import SymbolicScope, resolve_scope
@@ -103,7 +103,16 @@ def prove(claim: str, *, constraints: Iterable[str] = (),
     if decider is None:  # pragma: no cover - the engine is part of the package
         raise SymshapeError("the decision engine is unavailable")
     limits = Limits(budget, time_limit, progress)
-    verdict = decider.prove_links(links, " ".join(claim.split()), names, limits=limits)
+    # A scope made here is this call's alone: its verdicts own it, and the
+    # last one freed releases it (see Lease).
+    lease = Lease(sc.release) if scope is None else None
+    try:
+        verdict = decider.prove_links(links, " ".join(claim.split()), names, limits=limits,
+                                      lease=lease)
+    except BaseException:
+        if lease is not None:
+            lease.kept = True  # the traceback's frames may still reach the scope
+        raise
     if verdict.status is Status.INCONCLUSIVE or verdict.status is Status.UNDECIDED:
         # Computed when first read (several proofs): see symshape.decision.suggest.
         # They keep to the time limit of this call.

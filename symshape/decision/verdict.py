@@ -46,6 +46,29 @@ Valuation = dict[str, int]
 Evidence = tuple[Valuation | None, Valuation | None]  # (counterexample, witness)
 
 
+class Lease:
+    """Ownership of the private scope of a one-off query (see
+    :func:`symshape.prove`), shared by the verdicts that answer it.
+
+    When the last of them is freed, ``release()`` runs (the scope breaks its
+    reference cycles: reference counting frees it at once, where the cycle
+    collector would walk it again and again first), unless something built
+    in that scope was handed out and may still be held (a certificate): the
+    scope is then left to the cycle collector.
+    """
+
+    __slots__ = ("_release", "kept")
+
+    def __init__(self, release: Callable[[], None]) -> None:
+        self._release: Callable[[], None] | None = release
+        self.kept = False
+
+    def __del__(self) -> None:
+        release, self._release = self._release, None
+        if release is not None and not self.kept:
+            release()
+
+
 class Verdict:
     """The result of deciding a claim.
 
@@ -75,7 +98,8 @@ class Verdict:
     """
 
     __slots__ = ("claim", "status", "_certificate", "_certificate_fn", "reason", "constraints",
-                 "_evidence", "_evidence_fn", "_suggestions", "_suggestions_fn", "__weakref__")
+                 "_evidence", "_evidence_fn", "_suggestions", "_suggestions_fn", "_lease",
+                 "__weakref__")
 
     claim: str
     status: Status
@@ -87,6 +111,7 @@ class Verdict:
     _evidence_fn: Callable[[], Evidence] | None
     _suggestions: tuple[str, ...] | None
     _suggestions_fn: Callable[[], tuple[str, ...]] | None
+    _lease: Lease | None
 
     def __init__(self, claim: str, status: Status, *,
                  counterexample: Valuation | None = None, witness: Valuation | None = None,
@@ -95,7 +120,8 @@ class Verdict:
                  suggestions: tuple[str, ...] | None = None,
                  evidence: Callable[[], Evidence] | None = None,
                  certify: Callable[[], Certificate] | None = None,
-                 suggest: Callable[[], tuple[str, ...]] | None = None) -> None:
+                 suggest: Callable[[], tuple[str, ...]] | None = None,
+                 lease: Lease | None = None) -> None:
         init = object.__setattr__
         init(self, "claim", claim)
         init(self, "status", status)
@@ -107,6 +133,8 @@ class Verdict:
         init(self, "_evidence_fn", evidence)
         init(self, "_suggestions", suggestions if suggest is None else None)
         init(self, "_suggestions_fn", suggest)
+        # Held, never read: the private scope lives while a verdict does.
+        init(self, "_lease", lease)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"a Verdict is immutable (cannot set {name!r})")
@@ -126,6 +154,10 @@ class Verdict:
         """The certificate of a proved or refuted claim (see the class)."""
         cert = self._certificate
         if cert is None and self._certificate_fn is not None:
+            if self._lease is not None:
+                # The certificate's facts are built in the private scope and
+                # may outlive every verdict: the scope is never released.
+                self._lease.kept = True
             cert = self._certificate_fn()
             object.__setattr__(self, "_certificate", cert)
             object.__setattr__(self, "_certificate_fn", None)
@@ -159,7 +191,7 @@ class Verdict:
         first read."""
         out = Verdict(self.claim, self.status, certificate=self._certificate,
                       certify=self._certificate_fn, reason=self.reason,
-                      constraints=self.constraints, suggest=suggest)
+                      constraints=self.constraints, suggest=suggest, lease=self._lease)
         object.__setattr__(out, "_evidence", self._evidence)
         object.__setattr__(out, "_evidence_fn", self._evidence_fn)
         return out
@@ -225,4 +257,4 @@ class Verdict:
         return f"{self.claim}: {self.status.value}"
 
 
-__all__ = ["Status", "Verdict", "format_valuation"]
+__all__ = ["Lease", "Status", "Verdict", "format_valuation"]

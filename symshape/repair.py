@@ -73,10 +73,11 @@ def repaired(env: dict[str, int], checks: Sequence[C],
         if failing is None:
             return env
         check, v = failing
-        ups = [(order(x), x, c) for x, c in linear(check).items() if c > 0 and x in env]
+        ups = [(x, c) for x, c in linear(check).items() if c > 0 and x in env]
         if not ups:
             return None
-        _, x, c = min(ups)
+        # (``order`` may be costly to set up: asked only to choose)
+        x, c = ups[0] if len(ups) == 1 else min(ups, key=lambda u: (order(u[0]), u[0]))
         grow = -(v // c)  # ceil(-v / c)
         env[x] += -(-grow // step) * step
         if env[x].bit_length() > MAX_VALUE_BITS:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
 from exprgen import REVERSING_RENAME, Tree, renamed_tree, render
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -85,6 +88,25 @@ def test_atom_depth_counts_the_nesting() -> None:
     assert depths == [2]  # max(a, b) and mod(c, 4) are made of atoms of depth 1
     (d,) = _polys("a + max(a, b) >= 0")
     assert sorted(canon.atom_depth(a) for m in d for a, _ in m) == [0, 0, 1]  # a, b, max
+
+
+def test_place_colour_order_is_place_colours_computed_when_first_asked(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    polys = _polys("2*a + floordiv(b, c) >= mod(c, 4)")
+    colors = canon.place_colors(polys)
+    calls: list[int] = []
+    real = canon.place_colors
+
+    def counting(*args: Any, **kw: Any) -> dict[str, int]:
+        calls.append(1)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(canon, "place_colors", counting)
+    order = canon.place_color_order(polys)
+    assert calls == []  # a probe that never has to choose never pays for them
+    assert [order(x) for x in ("a", "b", "c", "z")] == [colors["a"], colors["b"],
+                                                        colors["c"], 0]
+    assert calls == [1]
 
 
 def test_place_colours_tell_places_apart() -> None:

@@ -229,3 +229,34 @@ def test_contingent_claims_are_shown_without_a_search(
     v = symshape.prove(claim, constraints=constraints)
     assert v.status is symshape.Status.INCONCLUSIVE
     assert calls == []
+
+
+ORDER_SCOPES = ([], ["a >= b + 2"], ["c <= 9", "mod(d, 4) == 0"], ["b >= 3", "a*b <= 60"])
+ORDER_COUNT = [0]
+
+
+@settings(max_examples=120, deadline=None, derandomize=True, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(trees(max_leaves=5), trees(max_leaves=5), st.sampled_from(ORDER_SCOPES))
+def test_order_asks_the_second_direction_only_when_it_can_hold(
+        x: Any, y: Any, constraints: list[str]) -> None:
+    """``decide_order`` skips ``e <= 0`` when a valid pool point has ``e > 0``:
+    its answer is the one of asking both directions, in a fresh scope."""
+    # Texts never seen before: no template, so no answers shared between the two.
+    ORDER_COUNT[0] += 1
+    texts = [*constraints, f"z{ORDER_COUNT[0]} >= 1"]
+    s1 = symshape.SymbolicScope(texts)
+    e1 = build(x, s1) - build(y, s1)
+    if not isinstance(e1, symshape.DimExpr):
+        return
+    d1 = s1.decider()
+    assert d1 is not None
+    got = d1.decide_order(e1)
+    s2 = symshape.SymbolicScope(texts)
+    e2 = build(x, s2) - build(y, s2)
+    assert isinstance(e2, symshape.DimExpr)
+    d2 = s2.decider()
+    assert d2 is not None
+    ge = d2.decide_ge0(e2)
+    want = 1 if ge is True else -1 if ge is False or d2.decide_ge0(-e2) is True else 0
+    assert got == want, (str(e1), constraints)

@@ -171,6 +171,20 @@ def place_colors(polys: Sequence[P.Poly], skip: Container[str] = ()) -> dict[str
         for name, where in _places(polys).items() if name not in skip}
 
 
+def place_color_order(polys: Sequence[P.Poly]) -> Callable[[str], int]:
+    """``name -> colour`` of :func:`place_colors` (0 for a variable without
+    places), computed on the first call: a directed valuation asks for it
+    only when it has to choose between variables, and most never do."""
+    colors: dict[str, int] | None = None
+
+    def order(name: str) -> int:
+        nonlocal colors
+        if colors is None:
+            colors = place_colors(polys)
+        return colors.get(name, 0)
+    return order
+
+
 def variable_colors(polys: Sequence[P.Poly], rounds: int = MAX_ROUNDS) -> dict[str, int]:
     """Colours of the variables of ``polys`` that depend only on the structure
     of the problem (a renaming of the variables renames the keys, nothing
@@ -261,5 +275,5 @@ def atom_order(polys: Sequence[P.Poly]) -> Callable[[Atom], tuple[int, int]]:
     return key
 
 
-__all__ = ["atom_depth", "atom_order", "column_order", "place_colors", "sort_columns",
-           "variable_colors"]
+__all__ = ["atom_depth", "atom_order", "column_order", "place_color_order", "place_colors",
+           "sort_columns", "variable_colors"]

@@ -723,13 +723,12 @@ class Decider:
             return None
         constraints = self._constraint_polys()
         dom = self.domain([d])
-        colors = canon.place_colors([d, *constraints])
         # A repaired valuation satisfies the constraints and the divisors'
         # conditions (checked exactly by the repair; values only grew from a
         # valid point): only the claim is left to check.
         signs = probe.movable(d)
         for env in probe.directed(self._probe_env(start, signs), d, want_fails,
-                                  [*constraints, *dom], lambda x: colors.get(x, 0),
+                                  [*constraints, *dom], canon.place_color_order([d, *constraints]),
                                   self._probe_value, signs, self.scope.var_upper_bound):
             pt = self._point(env)
             if (pt.poly(d) < 0) == want_fails:
@@ -743,10 +742,9 @@ class Decider:
         if start is None:
             return None
         dom = self.domain([d])
-        colors = canon.place_colors([d, *self._constraint_polys()])
+        order = canon.place_color_order([d, *self._constraint_polys()])
         signs = probe.monotone_signs(d)
-        for env in probe.roots(self._probe_env(start, signs), d, lambda x: colors.get(x, 0),
-                               self._probe_value, signs):
+        for env in probe.roots(self._probe_env(start, signs), d, order, self._probe_value, signs):
             pt = self._point(env)
             if pt.poly(d) == 0 and self._valid(pt) and all(pt.poly(h) >= 0 for h in dom):
                 return pt
@@ -991,15 +989,29 @@ class Decider:
         if r is not None:
             return r
         p = P.from_expr(e)
-        vals = self._question_pool(self._get_pool(), [p]).values(p)
-        if any(v > 0 for v in vals) and any(v < 0 for v in vals):
+        pool = self._question_pool(self._get_pool(), [p])
+        vals = pool.values(p)
+        positive = any(v > 0 for v in vals)
+        if positive and any(v < 0 for v in vals):
             r = 0  # valid valuations of both signs: neither direction holds
         else:
             ge = self.decide_ge0(e)
-            r = 1 if ge is True else -1 if ge is False or self.decide_ge0(-e) is True else 0
+            if ge is not None:
+                r = 1 if ge else -1
+            elif positive and self._positive_where_defined(pool, p, vals):
+                r = 0  # e <= 0 fails at a valid valuation: no proof to look for
+            else:
+                r = -1 if self.decide_ge0(-e) is True else 0
         if len(self._ocache) < CACHE_MAX:
             self._ocache[e] = r
         return r
+
+    def _positive_where_defined(self, pool: Pool, p: Poly, vals: list[int]) -> bool:
+        """Is ``p`` (with ``vals``, its values at the points of ``pool``)
+        positive at a point where its divisors are >= 1, a valid valuation
+        of the query?"""
+        dom = [pool.values(h) for h in self.domain([p])]
+        return any(v > 0 and all(h[i] >= 0 for h in dom) for i, v in enumerate(vals))
 
     def _outcome(self, links: Sequence[Link], claim: str,
                  budget: tuple[int, int]) -> _Outcome:

@@ -138,9 +138,9 @@ def directed(env: dict[str, int], d: Poly, want_negative: bool, checks: Sequence
     bound itself is where ``d`` goes furthest."""
     if signs is None:
         signs = movable(d)
-    movers = sorted((x for x, c in signs.items()
-                     if x in env and (c < 0) == want_negative),
-                    key=lambda x: (order(x), x))[:MAX_PUSHED]
+    movers = [x for x, c in signs.items() if x in env and (c < 0) == want_negative]
+    if len(movers) > 1:  # (``order`` may be costly to set up: asked only to choose)
+        movers = sorted(movers, key=lambda x: (order(x), x))[:MAX_PUSHED]
     tried: set[tuple[str, int]] = set()
     for factor, floor in PUSHES:
         for x in movers:
@@ -173,7 +173,7 @@ def residue_moves(env: dict[str, int], d: Poly, order: Callable[[str], object],
     where ``N`` is affine in ``x``; the caller checks every valuation)."""
     seen: set[tuple[str, int]] = set()
     atoms: set[FloorDiv] = set()
-    moves: list[tuple[object, str, int, int, Poly]] = []
+    moves: list[tuple[str, int, int, Poly]] = []
     for m in d:
         for a, _ in m:
             if type(a) is not FloorDiv or type(a.den) is not int or isinstance(a.num, int) \
@@ -185,9 +185,10 @@ def residue_moves(env: dict[str, int], d: Poly, order: Callable[[str], object],
             for x, c in linear_vars(num).items():
                 if x in env and x in monotone and (x, a.den) not in seen:
                     seen.add((x, a.den))
-                    moves.append((order(x), x, a.den, c, num))
-    moves.sort(key=lambda t: (t[0], t[1], t[2]))
-    for _, x, k, c, num in moves[:MAX_PUSHED]:
+                    moves.append((x, a.den, c, num))
+    if len(moves) > 1:  # (as in directed)
+        moves.sort(key=lambda t: (order(t[0]), t[0], t[1]))
+    for x, k, c, num in moves[:MAX_PUSHED]:
         n0 = value(env, num)
         if n0 is None:
             continue
@@ -209,7 +210,7 @@ def quotient_moves(env: dict[str, int], d: Poly, order: Callable[[str], object],
     just past the numerator, where the quotient is 0 and ``mod(N, D)`` is
     ``N``, its largest value (``mod(f + 5, d)`` with ``d = f + 6``)."""
     atoms: set[FloorDiv] = set()
-    moves: list[tuple[object, str, int, Any, Any]] = []
+    moves: list[tuple[str, int, Any, Any]] = []
     for m in d:
         for a, _ in m:
             if type(a) is not FloorDiv or isinstance(a.den, int) or a in atoms:
@@ -220,9 +221,10 @@ def quotient_moves(env: dict[str, int], d: Poly, order: Callable[[str], object],
             up = monotone_signs(den)
             for x, c in linear_vars(den).items():
                 if c > 0 and x in env and up.get(x) == 1 and x not in in_num:
-                    moves.append((order(x), x, c, a.num, den))
-    moves.sort(key=lambda t: (t[0], t[1]))
-    for _, x, c, num, den in moves[:MAX_PUSHED]:
+                    moves.append((x, c, a.num, den))
+    if len(moves) > 1:  # (as in directed)
+        moves.sort(key=lambda t: (order(t[0]), t[0]))
+    for x, c, num, den in moves[:MAX_PUSHED]:
         n0 = num if isinstance(num, int) else value(env, num.terms)
         d0 = value(env, den)
         if n0 is None or d0 is None or n0 < d0:
@@ -246,7 +248,9 @@ def roots(env: dict[str, int], d: Poly, order: Callable[[str], object],
     ``signs``: :func:`monotone_signs` of ``d``, if the caller has it."""
     if signs is None:
         signs = monotone_signs(d)
-    movers = sorted((x for x in signs if x in env), key=lambda x: (order(x), x))[:MAX_PUSHED]
+    movers = [x for x in signs if x in env]
+    if len(movers) > 1:  # (as in directed)
+        movers = sorted(movers, key=lambda x: (order(x), x))[:MAX_PUSHED]
     d0 = value(env, d)
     if not d0:
         return

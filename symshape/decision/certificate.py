@@ -267,6 +267,11 @@ class Leaf:
             P.add_into(acc, f.poly, k)
         return acc
 
+    def closes(self) -> bool:
+        """Is the weighted sum a negative constant (the leaf a contradiction)?"""
+        total = self.total()
+        return P.is_constant(total) and P.constant(total) < 0
+
 
 class Split:
     """Cases ``form <= bound`` (left) and ``form >= bound + 1`` (right)."""

@@ -625,10 +625,7 @@ class Decider:
             return None
         hyp = Fact(P.add(P.scale(target, -1), P.const(-1)), "hyp", note="negated lemma")
         leaf = Leaf([(abs(c), bound), (1, hyp)])
-        total = leaf.total()
-        if P.is_constant(total) and P.constant(total) < 0:
-            return Fact(target, "lemma", proof=Refutation([hyp], leaf))
-        return None
+        return Fact(target, "lemma", proof=Refutation([hyp], leaf)) if leaf.closes() else None
 
     def _quotient_bound(self, q: FloorDiv, lower: bool) -> Fact | None:
         """``q >= floor(L/k)`` (``lower``) or ``q <= floor(U/k)`` for ``q =
@@ -870,8 +867,7 @@ class Decider:
                 return None
             items.append((1, f))
         leaf = Leaf(items)
-        total = leaf.total()
-        return leaf if P.is_constant(total) and P.constant(total) < 0 else None
+        return leaf if leaf.closes() else None
 
     def _relaxed_leaf(self, hf: Fact) -> Leaf | None:
         """``hf.poly <= -1`` shown after relaxing top-level atoms of ``p =

@@ -260,3 +260,13 @@ def test_order_asks_the_second_direction_only_when_it_can_hold(
     ge = d2.decide_ge0(e2)
     want = 1 if ge is True else -1 if ge is False or d2.decide_ge0(-e2) is True else 0
     assert got == want, (str(e1), constraints)
+
+
+def test_order_reads_the_pool_only_where_the_question_is_defined() -> None:
+    # e >= b + 6 wherever b - 1 >= 1; at the pool's b = 1 the divisor is 0, the
+    # quotient reads 0 and e is 1 - a < 0: that point is no valuation of e, and
+    # must not stop max(e, 0) from simplifying to e.
+    a, b = symshape.symbolic_shape("a, b")
+    e = (b - 1) * ((a + 5) // (b - 1)) - a + 2 * b - 1
+    assert symshape.max_dim(e, 0) == e
+    assert symshape.min_dim(e, 0) == 0

@@ -987,6 +987,9 @@ class Decider:
         p = P.from_expr(e)
         pool = self._question_pool(self._get_pool(), [p])
         vals = pool.values(p)
+        # Only points where the divisors of e are >= 1 are valuations of the question.
+        for h in self.domain([p]):
+            vals = [v if d >= 0 else 0 for v, d in zip(vals, pool.values(h), strict=True)]
         positive = any(v > 0 for v in vals)
         if positive and any(v < 0 for v in vals):
             r = 0  # valid valuations of both signs: neither direction holds
@@ -994,20 +997,13 @@ class Decider:
             ge = self.decide_ge0(e)
             if ge is not None:
                 r = 1 if ge else -1
-            elif positive and self._positive_where_defined(pool, p, vals):
+            elif positive:
                 r = 0  # e <= 0 fails at a valid valuation: no proof to look for
             else:
                 r = -1 if self.decide_ge0(-e) is True else 0
         if len(self._ocache) < CACHE_MAX:
             self._ocache[e] = r
         return r
-
-    def _positive_where_defined(self, pool: Pool, p: Poly, vals: list[int]) -> bool:
-        """Is ``p`` (with ``vals``, its values at the points of ``pool``)
-        positive at a point where its divisors are >= 1, a valid valuation
-        of the query?"""
-        dom = [pool.values(h) for h in self.domain([p])]
-        return any(v > 0 and all(h[i] >= 0 for h in dom) for i, v in enumerate(vals))
 
     def _outcome(self, links: Sequence[Link], claim: str,
                  budget: tuple[int, int]) -> _Outcome:

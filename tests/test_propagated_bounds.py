@@ -135,3 +135,36 @@ def test_a_bound_replays_only_the_steps_it_needs() -> None:
     full = propagated(SymbolicScope(texts))
     names = {str(P.to_text({m: 1}, s)): (m, side) for m, side in full}
     assert str(f) == str(full[names["t"]]) and str(e) == str(full[names["e"]])
+
+
+def test_bounds_of_a_scaled_atom_are_its_own_bounds_times_the_coefficient(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cofactor such as ``2*s`` in ``h*(2*s)`` takes its bounds from the
+    atom's bound facts, scaled (the sides swap for a negative coefficient),
+    without a lemma search; and a claim that needs them is still decided."""
+    from symshape.expr import atom_mono, make_var
+    s = SymbolicScope(["s <= 2048", "t >= 4"])
+    d = s.decider()
+    assert d is not None
+    searches: list[Any] = []
+    prove_lemma = d.lin.prove_lemma
+    monkeypatch.setattr(d.lin, "prove_lemma",
+                        lambda *a: searches.append(a) or prove_lemma(*a))
+    sm, tm = atom_mono(make_var("s")), atom_mono(make_var("t"))
+    expected = {  # (coefficient, atom): (lower bound, upper bound) of c*atom
+        (2, sm): (2, 4096), (-3, sm): (-6144, -3), (5, tm): (20, None), (-1, tm): (None, -4)}
+    for (c, m), (lo, hi) in expected.items():
+        low, up = d.lin.poly_bounds({m: c})
+        if lo is None:
+            assert low is None
+        else:
+            assert low is not None and low.poly == {m: c, P.ONE: -lo}
+            _Checker(s).fact(low, frozenset())
+        if hi is None:
+            assert up is None
+        else:
+            assert up is not None and up.poly == {m: -c, P.ONE: hi}
+            _Checker(s).fact(up, frozenset())
+    assert searches == []
+    v = symshape.prove("-2*h*s + s >= 18", constraints=["s + b <= 2048", "min(d, b) >= 4"])
+    assert v.status is symshape.Status.REFUTED

@@ -638,7 +638,7 @@ class Decider:
         if P.is_constant(num):
             return None
         fd_lo, fd_hi = self.lin.axioms(q)[:2]  # N - k*q >= 0, k*q + k - 1 - N >= 0
-        terms = self._bound_sum(num if lower else P.scale(num, -1))
+        terms = self.lin.bound_sum(num if lower else P.scale(num, -1))
         if terms is None:
             return None
         return make_combo([fd_hi if lower else fd_lo, terms], [1, 1], divisor=q.den)
@@ -862,7 +862,7 @@ class Decider:
             rest = P.scale(hf.poly, -1)
         items = [*axioms, (scale, hf)]
         if not P.is_constant(rest):
-            f = self._bound_sum(rest)
+            f = self.lin.bound_sum(rest)
             if f is None:
                 return None
             items.append((1, f))
@@ -918,28 +918,6 @@ class Decider:
             if leaf is not None:
                 return leaf
         return None
-
-    def _bound_sum(self, p: Poly) -> Fact | None:
-        """``p - L >= 0`` for the interval lower bound ``L`` of ``p``: the sum of
-        the lower bound facts of its positive terms and the upper bound facts
-        of its negative ones (None when one is missing)."""
-        prems: list[Fact] = []
-        mults: list[int] = []
-        lin = self.lin
-        for m, c in p.items():
-            if not m:
-                continue
-            if len(m) == 1 and m[0][1] == 1:  # one atom: only the side needed
-                a = m[0][0]
-                f = lin.atom_lower(a) if c > 0 else lin.atom_upper(a)
-            else:
-                lo, hi = lin.mono_bounds(m)
-                f = lo if c > 0 else hi
-            if f is None:
-                return None
-            prems.append(f)
-            mults.append(abs(c))
-        return make_combo(prems, mults) if prems else None
 
     def _attempt(self, links: Sequence[Link], claim: str, polarity: str,
                  budget: tuple[int, int], limits: Limits = DEFAULT_LIMITS

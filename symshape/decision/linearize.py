@@ -628,8 +628,11 @@ class Linearizer:
         candidate bounds from interval arithmetic and from sample valuations."""
         if len(f) == 1 and P.ONE not in f:
             (m, c), = f.items()
-            if c == 1 and len(m) == 1 and m[0][1] == 1:
-                return self.atom_lower(m[0][0]), self.atom_upper(m[0][0])
+            if len(m) == 1 and m[0][1] == 1:
+                # c*a: |c| times the atom's bound facts.  A cofactor such as
+                # 2*s is common in products, and a search for its bounds
+                # would redo, at a third of a millisecond, what they know.
+                return self.bound_sum(f), self.bound_sum(P.scale(f, -1))
         k = P.hkey(f)
         got = self._pbounds.get(k)
         if got is not None:
@@ -659,6 +662,27 @@ class Linearizer:
                 break
         got = self._pbounds[k] = (low, up)
         return got
+
+    def bound_sum(self, p: Poly) -> Fact | None:
+        """``p - L >= 0`` for the interval lower bound ``L`` of ``p``: the sum of
+        the lower bound facts of its positive terms and the upper bound facts
+        of its negative ones (None when one is missing)."""
+        prems: list[Fact] = []
+        mults: list[int] = []
+        for m, c in p.items():
+            if not m:
+                continue
+            if len(m) == 1 and m[0][1] == 1:  # one atom: only the side needed
+                a = m[0][0]
+                f = self.atom_lower(a) if c > 0 else self.atom_upper(a)
+            else:
+                lo, hi = self.mono_bounds(m)
+                f = lo if c > 0 else hi
+            if f is None:
+                return None
+            prems.append(f)
+            mults.append(abs(c))
+        return make_combo(prems, mults) if prems else None
 
     def factor_facts(self, p: Poly) -> tuple[Fact, ...]:
         """Products of the bounds of the factors of the non-linear part of ``p``.

@@ -16,11 +16,19 @@ is evaluated again before the valuation is returned).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from symshape.expr import Terms, Var
 
 C = TypeVar("C")
+T = TypeVar("T")
+
+
+def by_order(items: list[T], key: Callable[[T], Any]) -> list[T]:
+    """``items`` sorted by ``key``, which is not called when there is nothing
+    to choose: a variable order (see ``canon.place_color_order``) may cost
+    more to set up than everything else a probe or repair does."""
+    return sorted(items, key=key) if len(items) > 1 else items
 
 
 def linear_vars(terms: Terms) -> dict[str, int]:
@@ -76,8 +84,7 @@ def repaired(env: dict[str, int], checks: Sequence[C],
         ups = [(x, c) for x, c in linear(check).items() if c > 0 and x in env]
         if not ups:
             return None
-        # (``order`` may be costly to set up: asked only to choose)
-        x, c = ups[0] if len(ups) == 1 else min(ups, key=lambda u: (order(u[0]), u[0]))
+        x, c = by_order(ups, lambda u: (order(u[0]), u[0]))[0]
         grow = -(v // c)  # ceil(-v / c)
         env[x] += -(-grow // step) * step
         if env[x].bit_length() > MAX_VALUE_BITS:
@@ -85,4 +92,4 @@ def repaired(env: dict[str, int], checks: Sequence[C],
     return None
 
 
-__all__ = ["MAX_EVALUATIONS", "MAX_VALUE_BITS", "linear_vars", "repaired"]
+__all__ = ["MAX_EVALUATIONS", "MAX_VALUE_BITS", "by_order", "linear_vars", "repaired"]

@@ -141,7 +141,7 @@ def test_bounds_of_a_scaled_atom_are_its_own_bounds_times_the_coefficient(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A cofactor such as ``2*s`` in ``h*(2*s)`` takes its bounds from the
     atom's bound facts, scaled (the sides swap for a negative coefficient),
-    without a lemma search; and a claim that needs them is still decided."""
+    without a lemma search; and the claim with that product is still refuted."""
     from symshape.expr import atom_mono, make_var
     s = SymbolicScope(["s <= 2048", "t >= 4"])
     d = s.decider()

@@ -23,7 +23,7 @@ from typing import Any
 
 from symshape.decision.poly import Poly
 from symshape.expr import DimExpr, FloorDiv, Max0, Var
-from symshape.repair import linear_vars, repaired
+from symshape.repair import by_order, linear_vars, repaired
 
 #: variables pushed per question at most
 MAX_PUSHED = 3
@@ -138,9 +138,8 @@ def directed(env: dict[str, int], d: Poly, want_negative: bool, checks: Sequence
     bound itself is where ``d`` goes furthest."""
     if signs is None:
         signs = movable(d)
-    movers = [x for x, c in signs.items() if x in env and (c < 0) == want_negative]
-    if len(movers) > 1:  # (``order`` may be costly to set up: asked only to choose)
-        movers = sorted(movers, key=lambda x: (order(x), x))[:MAX_PUSHED]
+    movers = by_order([x for x, c in signs.items() if x in env and (c < 0) == want_negative],
+                      lambda x: (order(x), x))[:MAX_PUSHED]
     tried: set[tuple[str, int]] = set()
     for factor, floor in PUSHES:
         for x in movers:
@@ -186,9 +185,7 @@ def residue_moves(env: dict[str, int], d: Poly, order: Callable[[str], object],
                 if x in env and x in monotone and (x, a.den) not in seen:
                     seen.add((x, a.den))
                     moves.append((x, a.den, c, num))
-    if len(moves) > 1:  # (as in directed)
-        moves.sort(key=lambda t: (order(t[0]), t[0], t[1]))
-    for x, k, c, num in moves[:MAX_PUSHED]:
+    for x, k, c, num in by_order(moves, lambda t: (order(t[0]), t[0], t[1]))[:MAX_PUSHED]:
         n0 = value(env, num)
         if n0 is None:
             continue
@@ -222,9 +219,7 @@ def quotient_moves(env: dict[str, int], d: Poly, order: Callable[[str], object],
             for x, c in linear_vars(den).items():
                 if c > 0 and x in env and up.get(x) == 1 and x not in in_num:
                     moves.append((x, c, a.num, den))
-    if len(moves) > 1:  # (as in directed)
-        moves.sort(key=lambda t: (order(t[0]), t[0]))
-    for x, c, num, den in moves[:MAX_PUSHED]:
+    for x, c, num, den in by_order(moves, lambda t: (order(t[0]), t[0]))[:MAX_PUSHED]:
         n0 = num if isinstance(num, int) else value(env, num.terms)
         d0 = value(env, den)
         if n0 is None or d0 is None or n0 < d0:
@@ -248,9 +243,7 @@ def roots(env: dict[str, int], d: Poly, order: Callable[[str], object],
     ``signs``: :func:`monotone_signs` of ``d``, if the caller has it."""
     if signs is None:
         signs = monotone_signs(d)
-    movers = [x for x in signs if x in env]
-    if len(movers) > 1:  # (as in directed)
-        movers = sorted(movers, key=lambda x: (order(x), x))[:MAX_PUSHED]
+    movers = by_order([x for x in signs if x in env], lambda x: (order(x), x))[:MAX_PUSHED]
     d0 = value(env, d)
     if not d0:
         return

@@ -9,6 +9,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 
+def build_label() -> str:
+    """Which build of symshape runs: its compiled modules, or pure Python (timings
+    differ between the two; see hatch_build.py)."""
+    import symshape
+    mods = symshape.compiled_modules()
+    return f"compiled core: {', '.join(mods)}" if mods else "pure Python"
+
+
 def time_per_call(fn: Callable[[], object], *, min_time: float = 0.2, repeat: int = 5) -> float:
     """Median seconds per call of ``fn`` over ``repeat`` batches of >= ``min_time`` each."""
     per_batch = _calibrate(fn, min_time)

@@ -66,6 +66,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from _harness import (  # noqa: E402
+    build_label,
     compare,
     compare_op,
     fmt_time,
@@ -943,7 +944,7 @@ def main(argv: list[str] | None = None) -> int:
     if have_jax:
         import jax
         jax_version = jax.__version__
-    print(f"symshape {symshape.__version__} vs jax {jax_version}: the cold path "
+    print(f"symshape {symshape.__version__} ({build_label()}) vs jax {jax_version}: the cold path "
           f"({'quick' if args.quick else 'full'} mode); ratios are JAX / symshape (> 1: "
           f"symshape is faster)")
     t0 = time.perf_counter()

@@ -29,7 +29,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from _harness import compare, fmt_time, time_per_call  # noqa: E402
+from _harness import build_label, compare, fmt_time, time_per_call  # noqa: E402
 
 import symshape  # noqa: E402
 
@@ -151,7 +151,8 @@ def main(argv: list[str] | None = None) -> dict[str, tuple[float | None, float]]
         jax_w, jax_f, jax_version = None, None, "not installed"
     ours = workloads("symshape")
     ours_f = workloads("symshape", fresh=True)
-    print(f"symshape {symshape.__version__} vs jax {jax_version}, time per iteration\n"
+    print(f"symshape {symshape.__version__} ({build_label()}) vs jax {jax_version}, "
+          "time per iteration\n"
           "(best of 7 interleaved rounds, garbage collector on); cleared: one scope, caches\n"
           "cleared as in JAX's benchmark; fresh: a new scope per iteration (see --help)")
     print(f"{'workload':<22}{'jax':>11}{'symshape':>11}{'cleared':>9}"

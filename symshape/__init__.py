@@ -9,9 +9,11 @@ canonical form, and decide comparisons between them, soundly.
 True
 """
 
-# printing installs the expression printer, the decision package the decision
-# procedure: the layers below them never import them.
-from symshape import printing  # noqa: F401
+# _accel picks the compiled or the pure-Python core, so it comes before every
+# import of the core; printing installs the expression printer, the decision
+# package the decision procedure: the layers below them never import them.
+from symshape import _accel, printing  # noqa: F401
+from symshape._accel import compiled_modules
 from symshape.decision import Certificate, Status, Verdict, prove
 from symshape.errors import (
     DivisionByZeroRiskError,
@@ -51,6 +53,7 @@ __all__ = [
     "UnsolvableSpecsError",
     "Verdict",
     "bounds",
+    "compiled_modules",
     "is_symbolic_dim",
     "max_dim",
     "min_dim",

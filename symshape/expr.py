@@ -30,11 +30,13 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, Union, cast
 import numpy as np
 
 from symshape._echo import clip
+from symshape._mypyc import mypyc_attr
 from symshape.errors import DivisionByZeroRiskError, ExpressionTooLargeError, UnknownDimensionError
 from symshape.parsing import MAX_INT_DIGITS
 
 if TYPE_CHECKING:
     from symshape.scope import SymbolicScope  # only for the public ``DimExpr.scope``
+
 
 class AlgebraScope(Protocol):
     """What the algebra asks of the scope its expressions belong to.
@@ -90,6 +92,7 @@ class AlgebraScope(Protocol):
 # Atoms
 
 
+@mypyc_attr(native_class=False)
 class Atom:
     """An opaque integer-valued building block of monomials.
 
@@ -150,6 +153,7 @@ class Atom:
         return ()
 
 
+@mypyc_attr(native_class=False)
 class Var(Atom):
     """A dimension variable (an integer >= 1)."""
 
@@ -171,6 +175,7 @@ class Var(Atom):
                 f"(given: {sorted(env) if env else 'none'})") from None
 
 
+@mypyc_attr(native_class=False)
 class FloorDiv(Atom):
     """``floordiv(num, den)`` with ``den`` >= 1 (constant or proved)."""
 
@@ -195,6 +200,7 @@ class FloorDiv(Atom):
         return _eval_atom(self, env)
 
 
+@mypyc_attr(native_class=False)
 class Max0(Atom):
     """``max(arg, 0)``; ``arg`` has a positive leading coefficient and content 1."""
 
@@ -264,8 +270,9 @@ def fold_atoms(root: Atom, memo: MutableMapping[Atom, V], compute: Callable[[Ato
     return memo[root]
 
 
-class AttrMemo(MutableMapping[Atom, Any]):
-    """A memo for :func:`fold_atoms` kept in an attribute slot of each atom."""
+class AttrMemo(MutableMapping[Any, Any]):
+    """A memo for :func:`fold_atoms` kept in an attribute slot of each atom
+    (or of any object with that attribute: monomials carry memos too)."""
 
     __slots__ = ("name",)
 
@@ -276,25 +283,25 @@ class AttrMemo(MutableMapping[Atom, Any]):
     def __contains__(self, a: object) -> bool:
         return getattr(a, self.name, None) is not None
 
-    def __getitem__(self, a: Atom) -> Any:
+    def __getitem__(self, a: Any) -> Any:
         v = getattr(a, self.name, None)
         if v is None:
             raise KeyError(a)
         return v
 
-    def get(self, a: Atom, default: Any = None) -> Any:
+    def get(self, a: Any, default: Any = None) -> Any:
         # (Mapping.get goes through __getitem__ and a KeyError on every miss,
         # and a fresh scope's atoms all miss)
         v = getattr(a, self.name, None)
         return default if v is None else v
 
-    def __setitem__(self, a: Atom, value: Any) -> None:
+    def __setitem__(self, a: Any, value: Any) -> None:
         setattr(a, self.name, value)
 
-    def __delitem__(self, a: Atom) -> None:
+    def __delitem__(self, a: Any) -> None:
         delattr(a, self.name)
 
-    def __iter__(self) -> Iterator[Atom]:
+    def __iter__(self) -> Iterator[Any]:
         raise TypeError("an AttrMemo cannot list its atoms")
 
     def __len__(self) -> int:
@@ -340,6 +347,7 @@ def make_max0_atom(arg: DimExpr, scope: AlgebraScope) -> Max0:
     return a
 
 
+@mypyc_attr(native_class=False)
 class Mono(tuple[tuple[Atom, int], ...]):
     """A monomial: ``(atom, exponent)`` pairs in atom-key order, interned.
 
@@ -573,7 +581,6 @@ def mono_div(m: Mono, d: Mono) -> Mono | None:
 # ---------------------------------------------------------------------------
 # Expressions
 
-_new = object.__new__
 
 
 class DimExpr:
@@ -802,7 +809,8 @@ class DimExpr:
             return NotImplemented
         return _add(self._terms, o, 1, self._scope)
 
-    __radd__ = __add__
+    def __radd__(self, other: Any) -> DimExpr | int:
+        return self.__add__(other)
 
     def __sub__(self, other: Any) -> DimExpr | int:
         if type(other) is DimExpr and other._scope is self._scope:
@@ -870,7 +878,8 @@ class DimExpr:
             return NotImplemented
         return _mul(self, o, self._scope)
 
-    __rmul__ = __mul__
+    def __rmul__(self, other: Any) -> DimExpr | int:
+        return self.__mul__(other)
 
     def __pow__(self, power: Any, modulo: Any = None) -> DimExpr | int:
         if modulo is not None:
@@ -948,7 +957,8 @@ class DimExpr:
         raise TypeError(f"symbolic dimension '{self}' has no concrete int value; "
                         "use evaluate() with values for its variables")
 
-    __index__ = __int__
+    def __index__(self) -> int:
+        return self.__int__()
 
     # -- evaluation and printing ---------------------------------------------
     def evaluate(self, env: Mapping[str, Any]) -> Any:
@@ -1710,3 +1720,19 @@ __all__ = [
     "max_expr", "min_expr", "mod", "mono_key", "mono_mul", "mono_of", "poly_divmod",
     "release_atoms", "substitute",
 ]
+
+
+def _alloc_via_init(cls: type[DimExpr]) -> DimExpr:
+    return cls(_EMPTY_TERMS, cast(Any, None))
+
+
+_EMPTY_TERMS: Terms = {}
+# Allocates an expression whose slots the arithmetic fast paths then set:
+# object.__new__ skips __init__ (the cheapest allocation in CPython); a
+# compiled build (mypyc) refuses it, and its constructor is cheap anyway.
+_new: Callable[[type[DimExpr]], DimExpr]
+try:
+    object.__new__(DimExpr)
+    _new = object.__new__
+except TypeError:
+    _new = _alloc_via_init

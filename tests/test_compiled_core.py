@@ -1,0 +1,114 @@
+"""The optional compiled core (mypyc, see hatch_build.py) and the pure-Python one.
+
+Where a C compiler was found at install time, ``symshape.expr`` runs compiled and the
+rest of the suite tests that build; the tests here run the core's own tests again on
+the pure-Python source (``SYMSHAPE_PURE_PYTHON=1``), check that a compiled module is
+used only when it was built from the source beside it, and that a build with no
+compiler is pure Python and complete.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import symshape
+from symshape import _accel
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+import hatch_build  # noqa: E402  (the build hook, a file at the project root)
+
+# The tests of the modules that are compiled, and of the layers that use them most.
+CORE_TESTS = ["tests/test_expr.py", "tests/test_canon.py", "tests/test_scope.py",
+              "tests/test_scope_soundness.py", "tests/test_determinism.py"]
+
+
+def _python(code: str, *, pure: bool, path: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != _accel.PURE_ENV}
+    if pure:
+        env[_accel.PURE_ENV] = "1"
+    if path is not None:
+        env["PYTHONPATH"] = str(path)
+    # (-c puts the working directory first on sys.path: run from the copy, if any)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, cwd=path or ROOT, timeout=600, check=False)
+
+
+_REPORT = ("import symshape, symshape.expr as e; a, b = symshape.symbolic_shape('a, b'); "
+           "print(symshape.compiled_modules(), e.__file__.endswith('.py'), "
+           "2*a + b // 2, symshape.max_dim(a, b) >= a)")
+
+
+def test_the_installed_build_is_compiled_exactly_where_a_compiler_was_found() -> None:
+    wanted, why = hatch_build.compile_wanted()
+    stamp = Path(symshape.__file__).parent / "_compiled.json"
+    if os.environ.get(_accel.PURE_ENV):
+        assert symshape.compiled_modules() == ()
+    elif stamp.exists():
+        # The install compiled the core, from this very source (an edit since then
+        # loads the source instead: install again to test the compiled build).
+        assert symshape.compiled_modules() == ("symshape.expr",), \
+            "symshape/expr.py changed since it was compiled: run the README's test command"
+        assert not symshape.expr.__file__.endswith(".py")
+    else:
+        assert not wanted, "a C compiler is found, but the install left no compiled core"
+        assert symshape.compiled_modules() == (), why
+
+
+def test_pure_python_is_loaded_when_asked() -> None:
+    out = _python(_REPORT, pure=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["()", "True", "2*a", "+", "floordiv(b,", "2)", "True"]
+
+
+def test_a_compiled_module_is_used_only_when_built_from_the_source_beside_it(
+        tmp_path: Path) -> None:
+    if not (ROOT / hatch_build.STAMP).exists():
+        pytest.skip("no compiled core in this checkout (no C compiler at install time)")
+    copy = tmp_path / "symshape"
+    shutil.copytree(ROOT / "symshape", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "grammar", tmp_path / "grammar")  # as in a checkout
+    current = _python(_REPORT + "; print(symshape.__file__)", pure=False, path=tmp_path)
+    assert current.returncode == 0, current.stderr
+    assert current.stdout.split()[-1] == str(copy / "__init__.py")
+    assert current.stdout.startswith("('symshape.expr',) False 2*a + floordiv(b, 2)")
+    # An edit the compiled module was not built from: the source runs, never the
+    # stale build.
+    source = copy / "expr.py"
+    source.write_text(source.read_text() + "\n# edited\n")
+    edited = _python(_REPORT, pure=False, path=tmp_path)
+    assert edited.returncode == 0, edited.stderr
+    assert edited.stdout.startswith("() True 2*a + floordiv(b, 2)")
+    # A stamp that cannot be read counts as no stamp: nothing is compiled.
+    (copy / "_compiled.json").write_text("{not json")
+    unreadable = _python(_REPORT, pure=False, path=tmp_path)
+    assert unreadable.returncode == 0, unreadable.stderr
+    assert unreadable.stdout.startswith("() True")
+
+
+def test_without_a_compiler_the_build_is_pure_and_says_why(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CC", "no-such-c-compiler")
+    monkeypatch.delenv(_accel.PURE_ENV, raising=False)
+    wanted, why = hatch_build.compile_wanted()
+    assert not wanted and why == "no C compiler found"
+    monkeypatch.delenv("CC")
+    monkeypatch.setenv(_accel.PURE_ENV, "1")
+    assert hatch_build.compile_wanted() == (False, f"{_accel.PURE_ENV} is set")
+
+
+def test_the_core_tests_pass_on_the_pure_python_source() -> None:
+    if not symshape.compiled_modules():
+        pytest.skip("this run of the suite already tests the pure-Python source")
+    env = dict(os.environ, **{_accel.PURE_ENV: "1"})
+    out = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider",
+                          *CORE_TESTS], capture_output=True, text=True, env=env, cwd=ROOT,
+                         timeout=1200, check=False)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    assert " passed" in out.stdout and " failed" not in out.stdout

@@ -582,7 +582,6 @@ def mono_div(m: Mono, d: Mono) -> Mono | None:
 # Expressions
 
 
-
 class DimExpr:
     """A symbolic dimension expression in canonical form.
 
@@ -1727,12 +1726,28 @@ def _alloc_via_init(cls: type[DimExpr]) -> DimExpr:
 
 
 _EMPTY_TERMS: Terms = {}
+
+
+def _is_compiled() -> bool:
+    """Whether this module runs compiled by mypyc (which refuses to allocate
+    its classes without their constructor)."""
+    try:
+        object.__new__(DimExpr)
+    except TypeError:
+        return True
+    return False
+
+
 # Allocates an expression whose slots the arithmetic fast paths then set:
-# object.__new__ skips __init__ (the cheapest allocation in CPython); a
-# compiled build (mypyc) refuses it, and its constructor is cheap anyway.
+# object.__new__ skips __init__ (the cheapest allocation in CPython); the
+# compiled build's constructor is cheap anyway.
 _new: Callable[[type[DimExpr]], DimExpr]
-try:
-    object.__new__(DimExpr)
-    _new = object.__new__
-except TypeError:
+if _is_compiled():
     _new = _alloc_via_init
+else:
+    _new = object.__new__
+    # mypyc needs the reflected operators written as methods; in pure Python
+    # the aliases save a call per ``2*h`` or ``1 + h`` (about 30 ns, 8%).
+    DimExpr.__radd__ = DimExpr.__add__  # type: ignore[method-assign]
+    DimExpr.__rmul__ = DimExpr.__mul__  # type: ignore[method-assign]
+    DimExpr.__index__ = DimExpr.__int__  # type: ignore[method-assign, assignment]

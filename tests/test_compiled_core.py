@@ -13,8 +13,10 @@ import os
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
+import _venv
 import pytest
 
 import symshape
@@ -92,13 +94,35 @@ def test_a_compiled_module_is_used_only_when_built_from_the_source_beside_it(
     assert unreadable.stdout.startswith("() True")
 
 
-def test_without_a_compiler_the_build_is_pure_and_says_why(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("CC", "no-such-c-compiler")
-    monkeypatch.delenv(_accel.PURE_ENV, raising=False)
-    wanted, why = hatch_build.compile_wanted()
-    assert not wanted and why == "no C compiler found"
-    monkeypatch.delenv("CC")
+def _wheel(tmp_path: Path, **env: str) -> tuple[list[str], str, str]:
+    """Build this checkout's wheel with ``env`` added: the wheel's name, its
+    extension modules, and pip's output."""
+    out = _venv.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-index",
+                     "--no-build-isolation", "-v", "-w", tmp_path, ROOT], cwd=tmp_path,
+                    env=dict(_venv.clean_env(), **env))
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    (wheel,) = tmp_path.glob("symshape-*.whl")
+    exts = [n for n in zipfile.ZipFile(wheel).namelist() if n.endswith((".so", ".pyd"))]
+    return exts, wheel.name, out.stdout + out.stderr
+
+
+def test_without_a_compiler_the_wheel_is_pure_python_and_says_why(tmp_path: Path) -> None:
+    exts, name, log = _wheel(tmp_path, CC="no-such-c-compiler")
+    assert exts == [] and name.endswith("-py3-none-any.whl"), (exts, name)
+    assert "pure-Python build (no C compiler found)" in log
+
+
+def test_a_failed_compilation_still_builds_a_pure_python_wheel(tmp_path: Path) -> None:
+    # A "compiler" that exists but fails every compilation (/bin/false or the like).
+    false = shutil.which("false")
+    if false is None:
+        pytest.skip("no 'false' command to stand in for a broken compiler")
+    exts, name, log = _wheel(tmp_path, CC=false)
+    assert exts == [] and name.endswith("-py3-none-any.whl"), (exts, name)
+    assert "the optional compiled core failed to build" in log
+
+
+def test_build_time_opt_out(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(_accel.PURE_ENV, "1")
     assert hatch_build.compile_wanted() == (False, f"{_accel.PURE_ENV} is set")
 

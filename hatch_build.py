@@ -2,10 +2,12 @@
 
 Where a C compiler is found, the wheel (and an editable install) also gets the
 modules in ``COMPILED`` compiled with mypyc: the same source, about twice as
-fast for expression arithmetic.  The pure-Python modules are always shipped
-beside them, and ``symshape._accel`` loads the pure source instead whenever
-the compiled module was not built from the source next to it (an edited
-checkout), or ``SYMSHAPE_PURE_PYTHON=1`` is set.
+fast for expression arithmetic.  They are compiled together, into one library
+(``<hash>__mypyc``, at the top of the wheel) and a small module per source.
+The pure-Python modules are always shipped beside them, and ``symshape._accel``
+loads the pure source of all of them instead whenever one compiled module was
+not built from the source next to it (an edited checkout), or
+``SYMSHAPE_PURE_PYTHON=1`` is set.
 
 Nothing here is required: without a compiler, with ``SYMSHAPE_PURE_PYTHON=1``
 at build time, or when the compilation fails for any reason, the build goes on
@@ -34,7 +36,9 @@ from typing import Any
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 #: the modules compiled, as paths from the project root
-COMPILED = ("symshape/expr.py",)
+COMPILED = ("symshape/expr.py", "symshape/_fastparse.py", "symshape/parsing.py",
+            "symshape/build.py", "symshape/repair.py", "symshape/rules.py",
+            "symshape/intervals.py", "symshape/scope.py")
 #: written next to the compiled modules: the source digest each was built from
 STAMP = "symshape/_compiled.json"
 PURE_ENV = "SYMSHAPE_PURE_PYTHON"
@@ -93,9 +97,11 @@ def compile_into(out: Path) -> list[Path]:
 
 
 def in_tree_artifacts() -> list[Path]:
-    """Compiled modules and the stamp left in the source tree by an editable build."""
+    """Compiled modules, mypyc's library of them (at the top of the tree) and
+    the stamp left in the source tree by an editable build."""
     pkg = ROOT / "symshape"
-    found = [p for p in pkg.glob("*") if p.suffix in (".so", ".pyd")]
+    found = [p for d in (pkg, ROOT) for p in d.glob("*")
+             if p.suffix in (".so", ".pyd") and (d == pkg or "__mypyc" in p.name)]
     stamp = ROOT / STAMP
     return [*found, stamp] if stamp.exists() else found
 

@@ -7,9 +7,10 @@ module (imported first by the package) decides instead, before anything
 imports the core.  The pure source is loaded when
 
 * ``SYMSHAPE_PURE_PYTHON=1`` is set (how the tests run both builds), or
-* the compiled module was built from other source than the ``.py`` beside it
+* a compiled module was built from other source than the ``.py`` beside it
   (the stamp written at build time records its digest): an edited checkout
   installed in editable mode then runs what it reads, never a stale build.
+  The compiled modules are one unit: when one is stale, all load from source.
 
 Standard library only; it runs at every ``import symshape``.
 """
@@ -17,6 +18,7 @@ Standard library only; it runs at every ``import symshape``.
 from __future__ import annotations
 
 import hashlib
+import importlib.abc
 import importlib.machinery
 import importlib.util
 import json
@@ -41,38 +43,42 @@ def _extension_stems() -> set[str]:
     return stems
 
 
-def _load_source(name: str, path: Path) -> None:
-    """Import ``name`` from its ``.py`` file, ahead of the compiled module."""
-    spec = importlib.util.spec_from_file_location(name, path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        del sys.modules[name]
-        raise
+class _SourceFirst(importlib.abc.MetaPathFinder):
+    """Finds the listed modules' ``.py`` files ahead of their extension
+    modules (the interpreter's own finder prefers the extension), wherever
+    they are imported from: a module loaded from source that imports another
+    listed one must get that one's source too."""
+
+    def __init__(self, sources: dict[str, Path]) -> None:
+        self.sources = sources
+
+    def find_spec(self, name: str, path: object = None, target: object = None
+                  ) -> importlib.machinery.ModuleSpec | None:
+        source = self.sources.get(name)
+        return None if source is None else importlib.util.spec_from_file_location(name, source)
 
 
 def select_builds() -> None:
-    """Make the compiled modules that are current the ones imported, and the
-    pure source of every other (see the module's docstring).  A compiled
-    module that the stamp does not vouch for (no stamp, an unreadable one, or
-    another digest) is never imported."""
+    """Make the compiled modules the ones imported when every one of them is
+    current, else the pure source of all (see the module's docstring).  A
+    compiled module that the stamp does not vouch for (no stamp, an
+    unreadable one, or another digest) is never imported."""
     try:
         stamp = json.loads(_STAMP.read_text())
     except (OSError, ValueError):
         stamp = {}
     if not isinstance(stamp, dict):
         stamp = {}
-    pure = os.environ.get(PURE_ENV, "") not in ("", "0")
     _candidates[:] = sorted(f"{__package__}.{stem}" for stem in _extension_stems())
-    for name in _candidates:
-        if name in sys.modules:
-            continue
-        source = _PKG / (name.rpartition(".")[2] + ".py")
-        if pure or stamp.get(name) != hashlib.sha256(source.read_bytes()).hexdigest():
-            _load_source(name, source)
+    sources = {name: _PKG / (name.rpartition(".")[2] + ".py") for name in _candidates}
+    # All or nothing: the compiled modules call each other's compiled code
+    # directly, so one of them running from source would meet objects of
+    # classes it does not know.
+    pure = os.environ.get(PURE_ENV, "") not in ("", "0") or any(
+        stamp.get(name) != hashlib.sha256(path.read_bytes()).hexdigest()
+        for name, path in sources.items())
+    if pure and sources:
+        sys.meta_path.insert(0, _SourceFirst(sources))
 
 
 def compiled_modules() -> tuple[str, ...]:

@@ -599,8 +599,8 @@ class DimExpr:
     _scope: AlgebraScope
     _hash: int
     _lead: tuple[tuple[Any, ...], Mono] | None
-    _sorted: tuple[tuple[Mono, int], ...]
-    _key: tuple[Any, ...]
+    _sorted: tuple[tuple[Mono, int], ...] | None
+    _key: tuple[Any, ...] | None
 
     def __init__(self, terms: Terms, scope: AlgebraScope) -> None:
         # Use make() instead: it returns an int for constant results.
@@ -611,7 +611,14 @@ class DimExpr:
         # computed (or inherited from the operands by the arithmetic fast
         # paths, see _sum_lead).
         self._lead = None
-        # _sorted and _key are computed on first use (unset slots until then).
+        # _sorted and _key are computed on first use.  The arithmetic's fast
+        # paths allocate without __init__ in pure Python, leaving these slots
+        # unset (readers use getattr with a default); the compiled build
+        # allocates through here, and sets them, because there a read of an
+        # unset attribute raises inside getattr, which costs about a
+        # microsecond.
+        self._sorted = None
+        self._key = None
 
     # -- construction helpers ------------------------------------------------
     @staticmethod
@@ -1232,6 +1239,48 @@ def _eval(e: DimExpr | int, env: Mapping[str, Any], memo: dict[Atom, Any] | None
     return total
 
 
+def value_at(e: DimExpr | int, env: Mapping[str, int], memo: dict[Any, int | None]
+             ) -> int | None:
+    """Value of ``e`` where each variable has its value in ``env`` (1 when
+    missing), None where a divisor is 0 there: the valuations a scope tries
+    (all ones, repaired ones) need not give a value to every atom.
+    ``memo`` caches the values of atoms at ``env``."""
+    if type(e) is int:
+        return e
+    assert isinstance(e, DimExpr)
+    total = 0
+    for m, c in e._terms.items():
+        p = c
+        for a, k in m:
+            if type(a) is Var:
+                x = env.get(a.name, 1)
+                if x != 1:
+                    p *= x ** k
+                continue
+            if a in memo:
+                v = memo[a]
+            else:
+                v = fold_atoms(a, memo, partial(_atom_at, env, memo), compound_children)
+            if v is None:
+                return None
+            p *= v if k == 1 else v ** k
+        total += p
+    return total
+
+
+def _atom_at(env: Mapping[str, int], memo: dict[Any, int | None], a: Atom) -> int | None:
+    """Value of a floordiv or max atom at ``env`` (see :func:`value_at`); the
+    atoms of its operands are in ``memo``."""
+    if type(a) is FloorDiv:
+        num = value_at(a.num, env, memo)
+        den = value_at(a.den, env, memo)
+        if num is None or den is None or den == 0:
+            return None
+        return num // den
+    v = value_at(a.arg, env, memo)  # type: ignore[attr-defined]
+    return None if v is None else max(v, 0)
+
+
 def _eval_atom(a: Atom, env: Mapping[str, Any]) -> Any:
     """Value of the atom ``a`` under ``env`` (each nested atom evaluated once)."""
     memo: dict[Atom, Any] = {}
@@ -1350,7 +1399,8 @@ def _floordiv_const(x: DimExpr, k: int, scope: AlgebraScope) -> DimExpr | int:
         k //= g
         if k == 1:
             return pulled + DimExpr.make(rem, scope) + const
-    lead = min(rem, key=mono_key)
+    # (one term needs no sort key: a new variable's costs more than the rest)
+    lead = next(iter(rem)) if len(rem) == 1 else min(rem, key=mono_key)
     if rem[lead] < 0:
         # floordiv(y, k) == -floordiv(-y + k - 1, k): keep the leading sign positive.
         flipped = {m: -c for m, c in rem.items()}
@@ -1717,7 +1767,7 @@ __all__ = [
     "comparison_difference",
     "floordiv", "is_symbolic_dim", "make_floordiv_atom", "make_max0_atom", "make_var",
     "max_expr", "min_expr", "mod", "mono_key", "mono_mul", "mono_of", "poly_divmod",
-    "release_atoms", "substitute",
+    "release_atoms", "substitute", "value_at",
 ]
 
 

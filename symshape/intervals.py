@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from symshape._mypyc import mypyc_attr
 from symshape.errors import UnsatisfiableConstraintsError
 from symshape.expr import (
     _ONE,
@@ -70,16 +71,46 @@ def _mono_interval(lo_hi: list[tuple[Bound, Bound, int]]) -> tuple[Bound, Bound]
     return lo, hi
 
 
+@mypyc_attr(native_class=False)
 class IntervalBounds(ConstraintRules):
     """Interval bounds (the state is set up by ``SymbolicScope``)."""
 
-    _mono_bounds: dict[Mono, tuple[Bound, Bound]]
-    # Every step of propagation that tightened a bound, in order (see
-    # bound_steps).
-    _bound_steps: list[BoundStep]
+    # The propagated monomial bounds and every step of propagation that
+    # tightened one, in order (see bound_steps).  Propagation runs when a
+    # bound is first read, not when the scope is built: a scope that is only
+    # built (or only used for shapes) never pays for it.  It is a function of
+    # the fixed facts alone, so when it runs changes no answer.
+    _propagated: dict[Mono, tuple[Bound, Bound]]
+    _steps: list[BoundStep]
+    # True from the end of construction until propagation has run.
+    _bounds_pending: bool
+    # The atoms the constraints built (their constants scale the bit limit of
+    # propagated bounds), so that the limit does not depend on what was
+    # built in the scope before propagation ran.
+    _constraint_atoms: tuple[Any, ...]
+    _lock: Any  # the scope's RLock
     _interval_cache: dict[DimExpr, tuple[Bound, Bound]]
     # The interned floordiv and max atoms (see symshape.expr.AlgebraScope).
     atom_table: dict[Any, Any]
+
+    @property
+    def _mono_bounds(self) -> dict[Mono, tuple[Bound, Bound]]:
+        if self._bounds_pending:
+            self._settle_bounds()
+        return self._propagated
+
+    @property
+    def _bound_steps(self) -> list[BoundStep]:
+        if self._bounds_pending:
+            self._settle_bounds()
+        return self._steps
+
+    def _settle_bounds(self) -> None:
+        """Run the propagation that construction left for the first read."""
+        with self._lock:
+            if self._bounds_pending:
+                self._bounds_pending = False  # reads during propagation see its progress
+                self._propagate_bounds()
 
     def var_lower_bound(self, name: str) -> int:
         """The lower bound of variable ``name`` that the constraints give it by
@@ -96,8 +127,9 @@ class IntervalBounds(ConstraintRules):
     def _copy_bounds_from(self, src: IntervalBounds, cp: ScopeCopier) -> None:
         """Take the propagated monomial bounds of ``src`` (a scope built from
         the same texts), copied into this scope."""
-        self._mono_bounds = {cp.mono(m): b for m, b in src._mono_bounds.items()}
-        self._bound_steps = [
+        self._propagated = {cp.mono(m): b for m, b in src._mono_bounds.items()}
+        self._bounds_pending = False
+        self._steps = [
             (cp.mono(m), side, (i, scale, tuple((cp.atom(a), w) for a, w in parts)), value)
             for m, side, (i, scale, parts), value in src._bound_steps]
 
@@ -159,7 +191,7 @@ class IntervalBounds(ConstraintRules):
         scope's atoms (``floordiv(s, 2^300) >= 1`` bounds ``s`` by its divisor)."""
         widest = max((abs(c).bit_length() for terms in facts for c in terms.values()),
                      default=0)
-        for a in self.atom_table.values():
+        for a in self._constraint_atoms:
             for o in a.operands:
                 coeffs = (o,) if isinstance(o, int) else o.terms.values()
                 widest = max(widest, max(abs(c).bit_length() for c in coeffs))
@@ -206,19 +238,19 @@ class IntervalBounds(ConstraintRules):
                 if new_lo <= lo or new_lo.bit_length() > limit:
                     continue
                 lo = new_lo
-                self._bound_steps.append((m, 0, origin, new_lo))
+                self._steps.append((m, 0, origin, new_lo))
             else:
                 new_hi = low // c
                 if new_hi >= hi or new_hi.bit_length() > limit:
                     continue
                 hi = new_hi
-                self._bound_steps.append((m, 1, origin, new_hi))
+                self._steps.append((m, 1, origin, new_hi))
             if lo > hi:
                 raise UnsatisfiableConstraintsError(
                     "unsatisfiable constraints: they force "
                     f"{DimExpr({m: 1}, self._whole)} into the empty range [{lo}, {hi}]; "
                     f"constraints: {list(self.constraint_texts)}")
-            self._mono_bounds[m] = (lo, hi)
+            self._propagated[m] = (lo, hi)
             changed = True
         return changed
 

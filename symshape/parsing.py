@@ -273,7 +273,7 @@ _parse_comparison_cached = lru_cache(maxsize=_CACHE_SIZE)(_parse_comparison_unca
 # --------------------------------------------------------------------------- public
 
 
-def is_name(text: str) -> bool:
+def is_name(text: object) -> bool:
     """Whether ``text`` is a dimension variable name of the grammar.
 
     True for what JAX accepts as a name (``b``, ``seq_len``, ``α``, ``_b``),
@@ -288,7 +288,7 @@ def is_name(text: str) -> bool:
     return node[0] == "var" and node[2] == text
 
 
-def parse_expr(text: str) -> Node:
+def parse_expr(text: object) -> Node:
     """Parse one dimension expression, such as ``"2*h + 1"`` or ``"max(a, b) // 2"``.
 
     Returns the AST node described in the module docstring. Raises
@@ -299,7 +299,7 @@ def parse_expr(text: str) -> Node:
     return _parse_expr_cached(_require_str(text, "dimension expression"))
 
 
-def parse_spec(text: str) -> tuple[Node, ...]:
+def parse_spec(text: object) -> tuple[Node, ...]:
     """Parse a shape spec into one AST node per dimension.
 
     A spec is a comma-separated list of dimension expressions and the
@@ -316,7 +316,7 @@ def parse_spec(text: str) -> tuple[Node, ...]:
     return _parse_spec_cached(_require_str(text, "shape spec"))
 
 
-def parse_comparison(text: str) -> tuple[Comparison, ...]:
+def parse_comparison(text: object) -> tuple[Comparison, ...]:
     """Parse a comparison or a chain of comparisons, such as ``"16 <= a <= b"``.
 
     Returns one ``(op, left, right)`` triple per operator, in order, with

@@ -15,10 +15,12 @@ is evaluated again before the valuation is returned).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
+from fractions import Fraction
 from typing import Any, TypeVar
 
-from symshape.expr import Terms, Var
+from symshape.expr import DimExpr, FloorDiv, Terms, Var, value_at
 
 C = TypeVar("C")
 T = TypeVar("T")
@@ -41,6 +43,52 @@ def linear_vars(terms: Terms) -> dict[str, int]:
     return out
 
 
+def growth_rates(terms: Terms) -> dict[str, int | Fraction]:
+    """:func:`linear_vars`, plus the variables under a top-level
+    ``c*floordiv(N, k)`` (``c, k > 0``), each at the rate ``c*d/k`` at which
+    the term grows with it (``d`` its coefficient in ``N``): a repair can
+    then fix ``floordiv(s, 128) >= 2`` by raising ``s``."""
+    out: dict[str, int | Fraction] = dict(linear_vars(terms))
+    for m, c in terms.items():
+        if c > 0 and len(m) == 1 and m[0][1] == 1 and type(m[0][0]) is FloorDiv:
+            a = m[0][0]
+            if type(a.den) is int and a.den > 0 and isinstance(a.num, DimExpr):
+                for x, d in linear_vars(a.num.terms).items():
+                    out[x] = out.get(x, 0) + Fraction(c * d, a.den)
+    return out
+
+
+def fact_variables(facts: Sequence[DimExpr | int]) -> tuple[list[str], int]:
+    """The variables of ``facts`` (at any depth) in name order, and the lcm of
+    their constant divisors (1 when it passes 2^20: no use as a step)."""
+    names: set[str] = set()
+    step = 1
+    for f in facts:
+        if isinstance(f, DimExpr):
+            for a in f.atoms(recursive=True):
+                if type(a) is Var:
+                    names.add(a.name)
+                elif type(a) is FloorDiv and type(a.den) is int:
+                    step = math.lcm(step, a.den)
+    return sorted(names), step if step < 1 << 20 else 1
+
+
+def _fact_value(env: dict[str, int], fact: DimExpr | int) -> int | None:
+    return value_at(fact, env, {})
+
+
+def _fact_rates(fact: DimExpr | int) -> dict[str, int | Fraction]:
+    return {} if isinstance(fact, int) else growth_rates(fact.terms)
+
+
+def repaired_facts(env: dict[str, int], step: int, facts: Sequence[DimExpr | int]
+                   ) -> dict[str, int] | None:
+    """A valuation where every fact ``f >= 0`` holds, repaired from ``env``
+    (see :func:`repaired`; variables raised in name order, which only decides
+    how fast one is found), or None."""
+    return repaired(env, facts, _fact_value, _fact_rates, str, step)
+
+
 #: evaluations of checks one repair may spend (it is a shortcut: when it runs
 #: out, the caller falls back to a search that has a work budget of its own)
 MAX_EVALUATIONS = 20_000
@@ -54,7 +102,7 @@ MAX_VALUE_BITS = 70_000
 
 def repaired(env: dict[str, int], checks: Sequence[C],
              value: Callable[[dict[str, int], C], int | None],
-             linear: Callable[[C], Mapping[str, int]],
+             linear: Callable[[C], Mapping[str, int | Fraction]],
              order: Callable[[str], object], step: int = 1) -> dict[str, int] | None:
     """``env`` changed until ``value(env, check) >= 0`` for every check, by
     raising, while a check fails by ``k``, its first variable (in ``order``)
@@ -92,4 +140,5 @@ def repaired(env: dict[str, int], checks: Sequence[C],
     return None
 
 
-__all__ = ["MAX_EVALUATIONS", "MAX_VALUE_BITS", "by_order", "linear_vars", "repaired"]
+__all__ = ["MAX_EVALUATIONS", "MAX_VALUE_BITS", "by_order", "fact_variables", "growth_rates",
+           "linear_vars", "repaired", "repaired_facts"]

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from symshape._mypyc import mypyc_attr
 from symshape.build import parse_comparison_in_scope
 from symshape.errors import SymshapeError, UnsatisfiableConstraintsError
 from symshape.expr import (
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
     from symshape.scope import SymbolicScope
 
 
+@mypyc_attr(native_class=False)
 class Constraint:
     """One explicit constraint, normalized to ``diff >= 0`` or ``diff == 0``.
 
@@ -112,6 +114,7 @@ class Constraint:
         return f"{self.lhs} {self.op} {self.rhs}"
 
 
+@mypyc_attr(native_class=False)
 class ConstraintRules:
     """Constraints and rewrite rules (the state is set up by ``SymbolicScope``)."""
 
@@ -255,32 +258,36 @@ class ConstraintRules:
         """Turn an equality into a rewrite rule when it has a term to solve for."""
         d = c.diff
         assert isinstance(d, DimExpr)
-        candidates: list[tuple[Mono, int]] = []
-        for side, _other, _sign in ((c.lhs, c.rhs, 1), (c.rhs, c.lhs, -1)):
-            if isinstance(side, DimExpr) and len(side.terms) == 1 and _ONE not in side.terms:
-                (m, k), = side.terms.items()
-                candidates.append((m, k))
-        # Otherwise: a variable with coefficient +-1, then any term, leading first.
-        for m, k in sorted(d.terms.items(), key=lambda t: mono_key(t[0])):
-            if m and (len(m) == 1 and m[0][1] == 1 and type(m[0][0]) is Var and abs(k) == 1):
-                candidates.append((m, k))
-        for m, k in sorted(d.terms.items(), key=lambda t: mono_key(t[0])):
-            if m:
-                candidates.append((m, k))
-        for m, k in candidates:
-            coeff = d.terms.get(m)
-            if coeff is None:
-                continue
-            rest = d - DimExpr({m: coeff}, self._whole)
-            if _occurs(m, rest):
-                continue
-            if m in self._term_rules:
-                continue
-            # coeff*m + rest == 0  =>  |coeff|*m == -sign(coeff)*rest
-            k = abs(coeff)
-            rhs = -rest if coeff > 0 else rest
-            self._install_rule(m, k, rhs, c)
-            return
+        terms = d.terms
+        # Candidates in order: a side that is a single term; a variable with
+        # coefficient +-1, leading first; any term, leading first.  Each group
+        # is sorted only when more than one of it is left to try: sort keys
+        # of new monomials cost more than the rest of this.
+        sides = [next(iter(side.terms)) for side in (c.lhs, c.rhs)
+                 if isinstance(side, DimExpr) and len(side.terms) == 1
+                 and _ONE not in side.terms]
+        unit_vars = [m for m in terms if len(m) == 1 and m[0][1] == 1
+                     and type(m[0][0]) is Var and abs(terms[m]) == 1]
+        tried: set[Mono] = set()
+        for group in (sides, unit_vars, [m for m in terms if m]):
+            left = [m for m in group if m not in tried]
+            for m in (sorted(left, key=mono_key) if len(left) > 1 and group is not sides
+                      else left):
+                if m in tried:
+                    continue
+                tried.add(m)
+                coeff = terms.get(m)
+                if coeff is None or m in self._term_rules:
+                    continue
+                # (the other terms of a normalized sum are normalized: no arithmetic)
+                rest = DimExpr.make({t: v for t, v in terms.items() if t != m}, self._whole)
+                if _occurs(m, rest):
+                    continue
+                # coeff*m + rest == 0  =>  |coeff|*m == -sign(coeff)*rest
+                k = abs(coeff)
+                rhs = -rest if coeff > 0 else rest
+                self._install_rule(m, k, rhs, c)
+                return
 
     def _install_rule(self, m: Mono, k: int, rhs: DimExpr | int, c: Constraint) -> None:
         if k == 1 and len(m) == 1 and m[0][1] == 1 and type(m[0][0]) is Var:

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from symshape._mypyc import mypyc_attr
 from symshape.build import shape_in_scope
 from symshape.errors import (
     InconclusiveDimensionOperation,
@@ -27,7 +28,6 @@ from symshape.errors import (
     SymshapeError,
 )
 from symshape.expr import (
-    Atom,
     DimExpr,
     FloorDiv,
     Mono,
@@ -37,13 +37,12 @@ from symshape.expr import (
     _as_int,
     atom_mono,
     comparison_difference,
-    compound_children,
-    fold_atoms,
     make_var,
     release_atoms,
+    value_at,
 )
 from symshape.intervals import Bound, BoundStep, IntervalBounds
-from symshape.repair import linear_vars, repaired
+from symshape.repair import fact_variables, repaired_facts
 from symshape.rules import Constraint
 
 if TYPE_CHECKING:
@@ -66,7 +65,8 @@ def _inside_package(filename: str) -> bool:
 
 def _caller_location() -> str:
     """The first stack frame outside the symshape package, as ``file:line``."""
-    f = sys._getframe(1)
+    # From the innermost frame: compiled functions have no frame of their own.
+    f = sys._getframe(0)
     while f is not None and _inside_package(f.f_code.co_filename):
         f = f.f_back  # type: ignore[assignment]
     if f is None:
@@ -74,6 +74,7 @@ def _caller_location() -> str:
     return f"{f.f_code.co_filename}:{f.f_lineno}"
 
 
+@mypyc_attr(native_class=False)
 class SymbolicScope(IntervalBounds):
     """A set of constraints that the dimension variables of its expressions satisfy.
 
@@ -114,8 +115,10 @@ class SymbolicScope(IntervalBounds):
         self.atom_table: dict[Any, Any] = {}
         self.rewrites_terms = False
         self._interval_cache: dict[DimExpr, tuple[Bound, Bound]] = {}
-        self._mono_bounds: dict[Mono, tuple[Bound, Bound]] = {}
-        self._bound_steps: list[BoundStep] = []
+        self._propagated: dict[Mono, tuple[Bound, Bound]] = {}
+        self._steps: list[BoundStep] = []
+        self._bounds_pending = False
+        self._constraint_atoms: tuple[Any, ...] = ()
         self._decider_obj: Decider | None = None
         # Values at the valuation where every variable is 1 (see _at_ones).
         self._ones_memo: dict[Any, int | None] = {}
@@ -137,7 +140,9 @@ class SymbolicScope(IntervalBounds):
         else:
             for text in texts:
                 self._add_constraint_text(text)
-            self._propagate_bounds()
+            # Bounds are propagated when first read (see IntervalBounds).
+            self._constraint_atoms = tuple(self.atom_table.values())
+            self._bounds_pending = bool(self._constraints or self._implicit)
         self._initialized = True
         # Results cached while the constraints loaded used partial knowledge.
         self.division_memo.clear()
@@ -177,7 +182,8 @@ class SymbolicScope(IntervalBounds):
         body = ", ".join(repr(c) for c in cs) if cs else "no constraints"
         return f"SymbolicScope({body}) created at {self._created_at}"
 
-    __repr__ = __str__
+    def __repr__(self) -> str:
+        return self.__str__()
 
     # -- variables and rules ------------------------------------------------------
     def var(self, name: str) -> DimExpr | int:
@@ -367,11 +373,11 @@ class SymbolicScope(IntervalBounds):
         valid = self._ones_valid
         if valid is None:
             valid = self._ones_valid = all(
-                (v := _value_at(f, _ONES, self._ones_memo)) is not None and v >= 0
+                (v := value_at(f, _ONES, self._ones_memo)) is not None and v >= 0
                 for f, _ in self.facts())
         if not valid:
             return None
-        return _value_at(e, _ONES, self._ones_memo)
+        return value_at(e, _ONES, self._ones_memo)
 
     def _interval_is_exact(self, e: DimExpr | int) -> bool:
         """True when the interval of ``e`` is its exact range: ``e`` is linear
@@ -482,38 +488,33 @@ class SymbolicScope(IntervalBounds):
     def _check_satisfiable(self) -> None:
         """Raise UnsatisfiableConstraintsError for constraints proved
         contradictory.  A cheap valuation that satisfies them settles it
-        without the decision procedure (built later, on the first query)."""
-        if self._at_ones(0) is not None:
+        without propagating bounds or the decision procedure (both are left
+        for the first question that needs them)."""
+        facts = [f for f, _ in self.facts()]
+        names, step = fact_variables(facts)
+        # Repaired from all ones, each variable a multiple of the constant
+        # divisors: ``a >= b + 8`` gives a = 9; ``mod(s, 128) == 0`` s = 128.
+        start = dict.fromkeys(names, step)
+        found = repaired_facts(start, step, facts)
+        if step == 1:
+            # (the repair's first round tried all ones: remember the verdict)
+            self._ones_valid = found == start
+        if found is not None:
             return
-        facts = self.facts()
-        for env, step in self._cheap_valuations():
-            if _repaired(env, step, facts) is not None:
+        # Failing that (a fact no variable raises alone, such as ``c*d >= 64``
+        # or ``b^2 <= 4*c``): from the bounds interval propagation gives, from
+        # those rounded up to multiples of the divisors, and from all twos.
+        lows = {v: self.var_lower_bound(v) for v in names}
+        candidates = [(lows, 1)]
+        if step > 1:
+            candidates.append(({v: -(-x // step) * step for v, x in lows.items()}, step))
+        candidates.append((dict.fromkeys(lows, 2), 1))
+        for env, env_step in candidates:
+            if repaired_facts(env, env_step, facts) is not None:
                 return
         d = self.decider()
         if d is not None:
             d.check_satisfiable()
-
-    def _cheap_valuations(self) -> list[tuple[dict[str, int], int]]:
-        """Valuations likely to satisfy the constraints, each with the step
-        that keeps its values multiples of the constraints' divisors: every
-        variable at the lower bound interval propagation gives it (``a >= b +
-        8``: a = 9, b = 1), and those bounds rounded up to a multiple of the
-        divisors (``mod(a, 128) == 0``: a = 128); all twos."""
-        names: set[str] = set()
-        step = 1
-        for f, _ in self.facts():
-            if isinstance(f, DimExpr):
-                for a in f.atoms(recursive=True):
-                    if type(a) is Var:
-                        names.add(a.name)
-                    elif type(a) is FloorDiv and isinstance(a.den, int):
-                        step = math.lcm(step, a.den)
-        lows = {v: self.var_lower_bound(v) for v in sorted(names)}
-        out = [(lows, 1)]
-        if 1 < step < 1 << 20:
-            out.append(({v: -(-x // step) * step for v, x in lows.items()}, step))
-        out.append((dict.fromkeys(lows, 2), 1))
-        return out
 
     def symbolic_shape(self, spec: str | None, *, like: Sequence[int | None] | None = None
                        ) -> tuple[DimExpr | int, ...]:
@@ -592,60 +593,6 @@ _DECIDER_CLASS: list[Any] = []
 
 _CMP_CACHE_MAX = 100_000
 _ONES: dict[str, int] = {}  # the valuation where every variable is 1
-
-
-def _repaired(env: dict[str, int], step: int, facts: Sequence[tuple[DimExpr | int, str]]
-              ) -> dict[str, int] | None:
-    """A valuation satisfying every fact, repaired from ``env`` (see
-    :func:`symshape.repair.repaired`; variables raised in name order, which
-    only decides how fast one is found: it is checked exactly, and no answer
-    uses it)."""
-    def value(e: dict[str, int], fact: tuple[DimExpr | int, str]) -> int | None:
-        return _value_at(fact[0], e, {})
-
-    def linear(fact: tuple[DimExpr | int, str]) -> dict[str, int]:
-        return {} if isinstance(fact[0], int) else linear_vars(fact[0].terms)
-    return repaired(env, facts, value, linear, str, step)
-
-
-def _value_at(e: DimExpr | int, env: dict[str, int], memo: dict[Any, int | None]
-              ) -> int | None:
-    """Value of ``e`` where each variable has its value in ``env`` (1 when
-    missing), None where a divisor is 0 there; ``memo`` caches the atoms."""
-    if type(e) is int:
-        return e
-    assert isinstance(e, DimExpr)
-    total = 0
-    for m, c in e.terms.items():
-        p = c
-        for a, k in m:
-            if type(a) is Var:
-                x = env.get(a.name, 1)
-                if x != 1:
-                    p *= x ** k
-                continue
-            v = memo.get(a, _UNSET)
-            if v is _UNSET:
-                v = fold_atoms(a, memo, partial(_atom_at, env, memo), compound_children)
-            if v is None:
-                return None
-            p *= v ** k
-        total += p
-    return total
-
-
-_UNSET: Any = object()
-
-
-def _atom_at(env: dict[str, int], memo: dict[Any, int | None], a: Atom) -> int | None:
-    """Value of a floordiv or max atom at ``env``; the atoms of its operands
-    are in ``memo``."""
-    vals = [_value_at(o, env, memo) for o in a.operands]
-    if None in vals:
-        return None
-    if type(a) is FloorDiv:
-        return None if vals[1] == 0 else vals[0] // vals[1]  # type: ignore[operator]
-    return max(vals[0], 0)  # type: ignore[type-var]
 
 
 def register_decider(cls: Any) -> None:

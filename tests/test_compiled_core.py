@@ -1,7 +1,8 @@
 """The optional compiled core (mypyc, see hatch_build.py) and the pure-Python one.
 
-Where a C compiler was found at install time, ``symshape.expr`` runs compiled and the
-rest of the suite tests that build; the tests here run the core's own tests again on
+Where a C compiler was found at install time, the core modules
+(``hatch_build.COMPILED``: the parser, the algebra, the scope) run compiled and
+the rest of the suite tests that build; the tests here run the core's own tests again on
 the pure-Python source (``SYMSHAPE_PURE_PYTHON=1``), check that a compiled module is
 used only when it was built from the source beside it, and that a build with no
 compiler is pure Python and complete.
@@ -28,7 +29,12 @@ import hatch_build  # noqa: E402  (the build hook, a file at the project root)
 
 # The tests of the modules that are compiled, and of the layers that use them most.
 CORE_TESTS = ["tests/test_expr.py", "tests/test_canon.py", "tests/test_scope.py",
-              "tests/test_scope_soundness.py", "tests/test_determinism.py"]
+              "tests/test_scope_soundness.py", "tests/test_determinism.py",
+              "tests/test_parsing.py", "tests/test_parse_frontend.py", "tests/test_intervals.py",
+              "tests/test_propagated_bounds.py", "tests/test_lazy_facts.py",
+              "tests/test_scope_templates.py"]
+#: the modules a compiled install runs compiled
+COMPILED = tuple(sorted(p[:-3].replace("/", ".") for p in hatch_build.COMPILED))
 
 
 def _python(code: str, *, pure: bool, path: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -55,8 +61,9 @@ def test_the_installed_build_is_compiled_exactly_where_a_compiler_was_found() ->
     elif stamp.exists():
         # The install compiled the core, from this very source (an edit since then
         # loads the source instead: install again to test the compiled build).
-        assert symshape.compiled_modules() == ("symshape.expr",), \
-            "symshape/expr.py changed since it was compiled: run the README's test command"
+        assert symshape.compiled_modules() == COMPILED, \
+            "a compiled module's source changed since it was compiled: run the README's " \
+            "test command"
         assert not symshape.expr.__file__.endswith(".py")
     else:
         assert not wanted, "a C compiler is found, but the install left no compiled core"
@@ -79,14 +86,17 @@ def test_a_compiled_module_is_used_only_when_built_from_the_source_beside_it(
     current = _python(_REPORT + "; print(symshape.__file__)", pure=False, path=tmp_path)
     assert current.returncode == 0, current.stderr
     assert current.stdout.split()[-1] == str(copy / "__init__.py")
-    assert current.stdout.startswith("('symshape.expr',) False 2*a + floordiv(b, 2)")
-    # An edit the compiled module was not built from: the source runs, never the
-    # stale build.
-    source = copy / "expr.py"
-    source.write_text(source.read_text() + "\n# edited\n")
-    edited = _python(_REPORT, pure=False, path=tmp_path)
-    assert edited.returncode == 0, edited.stderr
-    assert edited.stdout.startswith("() True 2*a + floordiv(b, 2)")
+    assert current.stdout.startswith(f"{COMPILED} False 2*a + floordiv(b, 2)")
+    # An edit of any one compiled module's source: all of them run from source
+    # (compiled modules call each other's compiled code), never a stale build.
+    for edited_module in ("repair.py", "expr.py"):
+        source = copy / edited_module
+        original = source.read_text()
+        source.write_text(original + "\n# edited\n")
+        edited = _python(_REPORT, pure=False, path=tmp_path)
+        assert edited.returncode == 0, edited.stderr
+        assert edited.stdout.startswith("() True 2*a + floordiv(b, 2)"), edited_module
+        source.write_text(original)
     # A stamp that cannot be read counts as no stamp: nothing is compiled.
     (copy / "_compiled.json").write_text("{not json")
     unreadable = _python(_REPORT, pure=False, path=tmp_path)

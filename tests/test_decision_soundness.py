@@ -36,7 +36,11 @@ N_CLAIMS = 2000
 N_SEEDED = 200
 # Measured: 1058 of 1061 valid claims proved (the misses are non-linear), 340 of
 # 340 claims false everywhere refuted.  A change that loses strength fails here.
-VALID_PROVED_FLOOR = 0.995
+# The claims hypothesis draws differ between the compiled build and the pure
+# one (each is the same from run to run): 1162 of 1169 proved compiled, 1225
+# of 1229 pure, and the source before the compiled scope proves exactly the
+# same 1162 of the compiled build's claims.
+VALID_PROVED_FLOOR = 0.993
 UNSAT_REFUTED_FLOOR = 0.99
 
 # The statuses a claim can get (UNDECIDED: the work budget ran out).

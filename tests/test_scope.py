@@ -17,7 +17,7 @@ from symshape import (
     symbolic_shape,
 )
 from symshape.expr import floordiv, mod
-from symshape.scope import _repaired
+from symshape.repair import repaired_facts
 
 
 def test_symbolic_shape_basic_forms() -> None:
@@ -256,7 +256,7 @@ def test_constraints_seen_to_hold_by_repairing_a_cheap_valuation() -> None:
     s = SymbolicScope(["a + b >= 8", "mod(c, 8) == 0", "c >= d + 2", "d >= 3"])
     assert s._decider_obj is None
     env = {"a": 8, "b": 8, "c": 8, "d": 8}
-    fixed = _repaired(env, 8, s.facts())
+    fixed = repaired_facts(env, 8, [f for f, _ in s.facts()])
     assert fixed == {"a": 8, "b": 8, "c": 16, "d": 8}
     # contradictory constraints still raise (no repair can satisfy them)
     with pytest.raises(symshape.UnsatisfiableConstraintsError):

@@ -82,8 +82,11 @@ class IntervalBounds(ConstraintRules):
     # the fixed facts alone, so when it runs changes no answer.
     _propagated: dict[Mono, tuple[Bound, Bound]]
     _steps: list[BoundStep]
-    # True from the end of construction until propagation has run.
+    # True from the end of construction until propagation has run;
+    # _propagating while it runs (its own reads see its progress; other
+    # threads wait on the scope's lock for the result).
     _bounds_pending: bool
+    _propagating: bool
     # The atoms the constraints built (their constants scale the bit limit of
     # propagated bounds), so that the limit does not depend on what was
     # built in the scope before propagation ran.
@@ -108,9 +111,13 @@ class IntervalBounds(ConstraintRules):
     def _settle_bounds(self) -> None:
         """Run the propagation that construction left for the first read."""
         with self._lock:
-            if self._bounds_pending:
-                self._bounds_pending = False  # reads during propagation see its progress
-                self._propagate_bounds()
+            if self._bounds_pending and not self._propagating:
+                self._propagating = True
+                try:
+                    self._propagate_bounds()
+                finally:
+                    self._propagating = False
+                    self._bounds_pending = False
 
     def var_lower_bound(self, name: str) -> int:
         """The lower bound of variable ``name`` that the constraints give it by

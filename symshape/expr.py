@@ -23,6 +23,8 @@ maps (and scope), so it is cheap, never raises and agrees with ``hash``.
 from __future__ import annotations
 
 import math
+import threading
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, Union, cast
@@ -108,24 +110,23 @@ class Atom:
     # _digest and _size: memos of symshape.decision.poly, and _shape and
     # _depth, ones of symshape.decision.canon, kept on the atom so that they die with its
     # scope (a global table would keep scopes alive).
-    # _m1: the atom's degree-1 monomial (see atom_mono); _monos and _mkeys:
-    # the monomials interned in this atom and their sort keys (see mono_of
-    # and _MonoKeys); None until first needed.  The constructors set the
-    # lazily filled slots to None: a missing slot costs an exception to test.
-    __slots__ = ("_key", "_digest", "_size", "_shape", "_depth", "_m1", "_monos", "_mkeys",
+    # _m1: the atom's degree-1 monomial (see atom_mono); _monos: the
+    # monomials interned in this atom (see mono_of), None until first needed
+    # (a variable's table is made with it: variables are shared by threads).
+    # The constructors set the lazily filled slots to None: a missing slot
+    # costs an exception to test.
+    __slots__ = ("_key", "_digest", "_size", "_shape", "_depth", "_m1", "_monos",
                  "__weakref__")
     _key: tuple[Any, ...] | None
     _digest: int
     _size: int
     _m1: Mono | None
     _monos: dict[tuple[tuple[Atom, int], ...], Mono] | None
-    _mkeys: dict[Mono, tuple[Any, ...]] | None
 
     def _init_slots(self, key: tuple[Any, ...] | None) -> None:
         self._key = key
         self._m1 = None
         self._monos = None
-        self._mkeys = None
 
     @property
     def sort_key(self) -> tuple[Any, ...]:
@@ -162,6 +163,7 @@ class Var(Atom):
     def __init__(self, name: str) -> None:
         self.name = name
         self._init_slots((0, name))
+        self._monos = {}
 
     def __repr__(self) -> str:
         return self.name
@@ -317,15 +319,47 @@ def _fill_atom_keys(atom: Atom) -> None:
     fold_atoms(atom, _KEYS, lambda a: a._make_key())
 
 
-_VARS: dict[str, Var] = {}
+@mypyc_attr(native_class=False)
+class _VarRef(weakref.ref):
+    """The entry of a variable in ``_VARS``: a weak reference that knows the name."""
+
+    __slots__ = ("name",)
+    name: str
+
+
+# Variables are interned by name while something holds them, and no longer:
+# a program that makes scopes with ever new names (a tracer's fresh symbols)
+# must not keep every variable it ever saw, nor make each full garbage
+# collection walk them.  Entries change under the lock (see _forget_var).
+_VARS: dict[str, _VarRef] = {}
+_VARS_LOCK = threading.RLock()
 
 
 def make_var(name: str) -> Var:
     """The unique :class:`Var` atom named ``name``."""
-    v = _VARS.get(name)
-    if v is None:
-        v = _VARS.setdefault(name, Var(name))
+    r = _VARS.get(name)
+    if r is not None:
+        v = r()
+        if v is not None:
+            return v
+    with _VARS_LOCK:
+        r = _VARS.get(name)
+        v = None if r is None else r()
+        if v is None:
+            v = Var(name)
+            r = _VarRef(v, _forget_var)
+            r.name = name
+            _VARS[name] = r
     return v
+
+
+def _forget_var(ref: _VarRef) -> None:
+    """Drop the entry of a variable that died, unless a new variable of
+    that name took its place.  (Reentrant: the collector may run this inside
+    ``make_var``, in the same thread.)"""
+    with _VARS_LOCK:
+        if _VARS.get(ref.name) is ref:
+            del _VARS[ref.name]
 
 
 def make_floordiv_atom(num: DimExpr | int, den: DimExpr | int,
@@ -361,34 +395,36 @@ class Mono(tuple[tuple[Atom, int], ...]):
     """
 
     # No __slots__: each monomial may carry ``_products``, a memo of
-    # mono_mul, and ``_digest``, the memo of symshape.decision.poly.mono_digest.
-    # Interned monomials are few, so the per-object dict is cheap.
+    # mono_mul, ``_sort_key``, the memo of mono_key, and ``_digest``, the
+    # memo of symshape.decision.poly.mono_digest.  Interned monomials are
+    # few, so the per-object dict is cheap.
     _products: dict[Mono, Mono] | None = None
+    _sort_key: tuple[Any, ...] | None = None
     _digest: int | None = None
     __hash__ = object.__hash__
     __eq__ = object.__eq__
     __ne__ = object.__ne__
 
 
-# Interned monomials of variables only.  A monomial with a floordiv or max
-# atom is interned in that atom (``_monos``), so it dies with its scope.
-# Variables themselves are interned for the life of the process (_VARS), and
-# so are their monomials: an interned value can never be dropped while an
-# expression may still hold it.
-_VAR_MONOS: dict[tuple[tuple[Atom, int], ...], Mono] = {}
-
-
+# A monomial is interned in one of its atoms (``_monos``): the first floordiv
+# or max atom, else the first variable.  It dies with that atom (a floordiv's
+# with its scope, a variable's when nothing holds the variable), and while
+# the monomial lives it holds that atom, so the table lives too: an interned
+# value is never dropped while an expression may still hold it.
 def mono_of(pairs: tuple[tuple[Atom, int], ...]) -> Mono:
     """The interned monomial of ``(atom, exponent)`` pairs already in atom-key order."""
     key = pairs if type(pairs) is tuple else tuple(pairs)  # a Mono hashes by identity
-    table = _VAR_MONOS
-    for a, _ in key:
-        if type(a) is not Var:
-            t = a._monos
-            if t is None:  # the atom's first monomial
-                t = a._monos = {}
-            table = t
-            break
+    if not key:
+        return _ONE
+    owner = key[0][0]
+    if type(owner) is Var:
+        for a, _ in key:
+            if type(a) is not Var:
+                owner = a
+                break
+    table = owner._monos
+    if table is None:  # a floordiv or max atom's first monomial
+        table = owner._monos = {}
     m = table.get(key)
     if m is None:
         m = table.setdefault(key, Mono(key))  # setdefault: one winner across threads
@@ -409,7 +445,6 @@ def release_atoms(atoms: Iterable[Atom]) -> None:
                     m._products = None
             a._m1 = None
             a._monos = None
-            a._mkeys = None
 
 
 def atom_mono(a: Atom) -> Mono:
@@ -453,38 +488,11 @@ def bound_mul(x: Bound, y: Bound) -> Bound:
     return x * y
 
 
-_ONE: Mono = mono_of(())
+_ONE: Mono = Mono(())
 
 
 def _expr_key(e: DimExpr | int) -> tuple[Any, ...]:
     return (0, e) if isinstance(e, int) else e.sort_key
-
-
-class _MonoKeys(dict[Any, tuple[Any, ...]]):
-    """Monomial -> graded-lex sort key; lookups of known monomials stay in C.
-
-    Only monomials of variables are kept here.  One with a floordiv or max
-    atom would keep that atom's scope alive: a program that makes many
-    short-lived scopes would keep them all, or, with eviction, keep each long
-    enough for the garbage collector to move it to the oldest generation,
-    where only the costly full collections free it.  Their keys live in the
-    atom (see ``_mkeys``), so they die with the scope.
-    """
-
-    def __missing__(self, m: Mono) -> tuple[Any, ...]:
-        for a, _ in m:
-            if type(a) is not Var:
-                mk = a._mkeys
-                if mk is None:  # the atom's first monomial
-                    mk = a._mkeys = {}
-                k = mk.get(m)
-                if k is None:
-                    k = mk[m] = _compute_mono_key(m)
-                return k
-        if len(self) > 100_000:  # bound memory; keys are cheap to recompute
-            self.clear()
-        k = self[m] = _compute_mono_key(m)
-        return k
 
 
 def _compute_mono_key(m: Mono) -> tuple[Any, ...]:
@@ -500,9 +508,13 @@ def _compute_mono_key(m: Mono) -> tuple[Any, ...]:
     return tuple(key)
 
 
-_MONO_KEYS = _MonoKeys()
-mono_key = _MONO_KEYS.__getitem__
-"""Graded-lex order key of a monomial (smaller key = leading)."""
+def mono_key(m: Mono) -> tuple[Any, ...]:
+    """Graded-lex order key of a monomial (smaller key = leading)."""
+    # (kept on the monomial, so that it dies with it)
+    k = m._sort_key
+    if k is None:
+        k = m._sort_key = _compute_mono_key(m)
+    return k
 
 
 _PRODUCTS_MAX = 512  # per monomial; a memo, so dropping it loses nothing
@@ -1259,6 +1271,10 @@ def value_at(e: DimExpr | int, env: Mapping[str, int], memo: dict[Any, int | Non
                 continue
             if a in memo:
                 v = memo[a]
+            elif type(a) is FloorDiv and type(a.den) is int and _over_variables(a.num):
+                # (the common atom, ``floordiv(s, 128)``: no walk below it)
+                n = value_at(a.num, env, memo)
+                v = memo[a] = None if n is None or a.den == 0 else n // a.den
             else:
                 v = fold_atoms(a, memo, partial(_atom_at, env, memo), compound_children)
             if v is None:
@@ -1266,6 +1282,18 @@ def value_at(e: DimExpr | int, env: Mapping[str, int], memo: dict[Any, int | Non
             p *= v if k == 1 else v ** k
         total += p
     return total
+
+
+def _over_variables(e: DimExpr | int) -> bool:
+    """Is ``e`` a constant or a polynomial in variables only?"""
+    if type(e) is int:
+        return True
+    assert isinstance(e, DimExpr)
+    for m in e._terms:
+        for a, _ in m:
+            if type(a) is not Var:
+                return False
+    return True
 
 
 def _atom_at(env: Mapping[str, int], memo: dict[Any, int | None], a: Atom) -> int | None:

@@ -15,6 +15,7 @@ import math
 import os
 import sys
 import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -532,8 +533,10 @@ class SymbolicScope(IntervalBounds):
 # the table), made the second time the texts are seen, so that a one-off scope
 # pays nothing for it.  The _TEMPLATES_MAX most recently used lists are kept
 # (about 11 KB each with 6 constraints).
-_TEMPLATES: dict[tuple[str, ...], SymbolicScope] = {}
-_SEEN_ONCE: dict[tuple[str, ...], None] = {}
+# (OrderedDicts: dropping the oldest entry of a plain dict again and again
+# makes each next(iter(d)) skip the freed slots at its front)
+_TEMPLATES: OrderedDict[tuple[str, ...], SymbolicScope] = OrderedDict()
+_SEEN_ONCE: OrderedDict[tuple[str, ...], None] = OrderedDict()
 _TEMPLATES_MAX = 256
 _TEMPLATES_LOCK = threading.Lock()
 
@@ -561,14 +564,14 @@ def _template(texts: tuple[str, ...]) -> SymbolicScope | None:
     if template is not None:
         with _TEMPLATES_LOCK:
             if texts in _TEMPLATES:
-                _TEMPLATES[texts] = _TEMPLATES.pop(texts)
+                _TEMPLATES.move_to_end(texts)
     return template
 
 
-def _evict(table: dict[tuple[str, ...], Any], n: int) -> None:
+def _evict(table: OrderedDict[tuple[str, ...], Any], n: int) -> None:
     """Drop the oldest entries of ``table`` beyond ``n``."""
     while len(table) > n:
-        del table[next(iter(table))]
+        table.popitem(last=False)
 
 
 def resolve_scope(constraints: Iterable[str], scope: SymbolicScope | None) -> SymbolicScope:

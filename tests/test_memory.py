@@ -30,6 +30,7 @@ import pytest
 
 import symshape
 from symshape import InconclusiveDimensionOperation, SymbolicScope
+from symshape.expr import make_var
 
 SYMSHAPE_DIR = os.path.dirname(os.path.abspath(symshape.__file__))
 
@@ -86,6 +87,42 @@ def test_fresh_scopes_are_freed_and_memory_stays_flat() -> None:
                                                                            objects_after)
 
 
+def test_fresh_names_are_not_kept() -> None:
+    # A tracer may name its symbols anew for every export: variables are
+    # interned only while something holds them, so a long session of new
+    # names keeps neither the variables nor their monomials and sort keys.
+    from symshape import expr
+
+    def session(start: int, n: int) -> None:
+        for i in range(start, start + n):
+            names = [f"v{i}_{j}" for j in range(4)]
+            scope = SymbolicScope([f"{names[0]} >= {names[1]} + 8", f"mod({names[2]}, 8) == 0"])
+            x = symshape.symbolic_shape(", ".join(names), scope=scope)
+            assert (x[0] * x[1] + x[3] >= x[1]) is True
+
+    session(0, 50)
+    _collect()
+    objects_before = len(gc.get_objects())
+    interned_before = len(expr._VARS)
+    held = make_var("v0_0_kept")
+    session(50, 1000)
+    _collect()
+    # 4,000 new names left nothing behind (one kept variable, a few cache entries)
+    assert len(expr._VARS) <= interned_before + 1
+    assert len(gc.get_objects()) - objects_before < 500
+    # a variable that is held keeps its identity
+    assert make_var("v0_0_kept") is held
+
+
+def test_a_variable_held_by_an_expression_keeps_its_identity() -> None:
+    scope = SymbolicScope()
+    (x,) = symshape.symbolic_shape("only_here_7", scope=scope)
+    _collect()
+    (y,) = symshape.symbolic_shape("only_here_7", scope=SymbolicScope())
+    assert next(iter(x.atoms())) is next(iter(y.atoms()))
+    assert str(x - x) == "0" and str(x + 1) == "only_here_7 + 1"
+
+
 # ---------------------------------------------------------------------------
 # One-off prove: its private scope is freed by reference counting
 
@@ -119,12 +156,17 @@ def test_one_off_prove_leaves_no_reference_cycles(claim: str, constraints: list[
     symshape.prove(claim, constraints=constraints)  # (module-level caches warm up)
     # Texts never seen before: the second sight of a list of texts keeps a
     # template scope, which may push an older one (a cycle) out of the table.
-    fresh = [*constraints, f"fresh_{next(_FRESH)} >= 1"]
+    name = f"fresh_{next(_FRESH)}"
+    fresh = [*constraints, f"{name} >= 1"]
+    # (a variable no expression holds any more dies with the collector: it
+    # and its monomials refer to each other; held here, it is not garbage)
+    variable = make_var(name)
     with _collector_off():
         v = symshape.prove(claim, constraints=fresh)
         _ = (v.status, v.reason, v.counterexample, v.witness, str(v))
         del v
         assert gc.collect() == 0
+    del variable
 
 
 def test_one_off_scope_lives_while_a_verdict_holds_it() -> None:

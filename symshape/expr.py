@@ -319,20 +319,18 @@ def _fill_atom_keys(atom: Atom) -> None:
     fold_atoms(atom, _KEYS, lambda a: a._make_key())
 
 
-@mypyc_attr(native_class=False)
-class _VarRef(weakref.ref):
-    """The entry of a variable in ``_VARS``: a weak reference that knows the name."""
-
-    __slots__ = ("name",)
-    name: str
-
-
 # Variables are interned by name while something holds them, and no longer:
 # a program that makes scopes with ever new names (a tracer's fresh symbols)
 # must not keep every variable it ever saw, nor make each full garbage
-# collection walk them.  Entries change under the lock (see _forget_var).
-_VARS: dict[str, _VarRef] = {}
-_VARS_LOCK = threading.RLock()
+# collection walk them.  The table holds weak references; the entries of
+# variables that died are swept out when it has doubled since the last sweep
+# (a callback per variable would cost more than the sweep).  Only absent
+# names are inserted without the lock (setdefault): replacing a dead entry
+# and sweeping take it, so a live entry is never replaced.
+_VARS: dict[str, weakref.ref[Var]] = {}
+_VARS_LOCK = threading.Lock()
+_VARS_SWEEP_MIN = 1024
+_vars_sweep_at = _VARS_SWEEP_MIN
 
 
 def make_var(name: str) -> Var:
@@ -342,24 +340,35 @@ def make_var(name: str) -> Var:
         v = r()
         if v is not None:
             return v
-    with _VARS_LOCK:
+    new = Var(name)
+    if r is None:
+        got = _VARS.setdefault(name, weakref.ref(new))()
+        if got is not None:  # ours, or one another thread made just now
+            if len(_VARS) > _vars_sweep_at:
+                _sweep_vars()
+            return got
+    with _VARS_LOCK:  # the entry of a variable that died
         r = _VARS.get(name)
-        v = None if r is None else r()
-        if v is None:
-            v = Var(name)
-            r = _VarRef(v, _forget_var)
-            r.name = name
-            _VARS[name] = r
-    return v
+        got = None if r is None else r()
+        if got is None:
+            _VARS[name] = weakref.ref(new)
+            got = new
+    return got
 
 
-def _forget_var(ref: _VarRef) -> None:
-    """Drop the entry of a variable that died, unless a new variable of
-    that name took its place.  (Reentrant: the collector may run this inside
-    ``make_var``, in the same thread.)"""
+def _sweep_vars() -> None:
+    """Drop the entries of variables that died."""
+    global _vars_sweep_at
     with _VARS_LOCK:
-        if _VARS.get(ref.name) is ref:
-            del _VARS[ref.name]
+        for name, r in list(_VARS.items()):
+            if r() is None and _VARS.get(name) is r:
+                del _VARS[name]
+        _vars_sweep_at = max(_VARS_SWEEP_MIN, 2 * len(_VARS))
+
+
+def live_variable_count() -> int:
+    """How many variables are interned and alive (for memory tests)."""
+    return sum(r() is not None for r in list(_VARS.values()))
 
 
 def make_floordiv_atom(num: DimExpr | int, den: DimExpr | int,

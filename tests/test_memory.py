@@ -103,12 +103,16 @@ def test_fresh_names_are_not_kept() -> None:
     session(0, 50)
     _collect()
     objects_before = len(gc.get_objects())
-    interned_before = len(expr._VARS)
+    interned_before = expr.live_variable_count()
     held = make_var("v0_0_kept")
     session(50, 1000)
     _collect()
     # 4,000 new names left nothing behind (one kept variable, a few cache entries)
-    assert len(expr._VARS) <= interned_before + 1
+    assert expr.live_variable_count() <= interned_before + 1
+    # the table swept itself as it grew; one more sweep leaves the live ones
+    assert len(expr._VARS) < interned_before + 3000
+    expr._sweep_vars()
+    assert len(expr._VARS) == expr.live_variable_count()
     assert len(gc.get_objects()) - objects_before < 500
     # a variable that is held keeps its identity
     assert make_var("v0_0_kept") is held
@@ -336,3 +340,30 @@ def test_long_tracing_session_symshape_memory_per_export() -> None:
     # allocated, of about 180 KB retained in all (JAX's share included)
     assert 0 < ours < 96 * 1024 * n, (ours, everything)
     assert ours < everything / 2, (ours, everything)
+
+
+def test_threads_get_one_variable_per_name() -> None:
+    # Absent names are inserted without a lock: every thread must still get
+    # the same object, also for a name whose variable died in between.
+    import threading
+
+    names = [f"threaded_{i}" for i in range(300)]
+    results: list[list[Any]] = []
+    start = threading.Barrier(4)
+
+    def work() -> None:
+        start.wait()
+        results.append([make_var(n) for n in names])
+
+    for _round in range(2):  # the second round replaces dead entries
+        results.clear()
+        threads = [threading.Thread(target=work) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert all(len(r) == len(names) for r in results) and len(results) == 4
+        for i in range(len(names)):
+            assert len({id(r[i]) for r in results}) == 1
+        results.clear()
+        _collect()

@@ -1,16 +1,19 @@
 """Retained memory of a long tracing session with the JAX plug-in, and of many
 fresh symshape scopes.
 
-    python benchmarks/bench_memory.py [--exports 3000] [--scopes 5000] [--no-plugin]
+    python benchmarks/bench_memory.py [--exports 3000] [--scopes 5000] [--fresh-names 5000]
+                                      [--no-plugin]
 
-Two workloads, each measured at checkpoints after a full garbage collection:
+Three workloads, each measured at checkpoints after a full garbage collection:
 
 * ``exports``: a fresh JAX symbolic scope per export (what real tracing does),
   ``jax.export`` of a small function whose shapes need decisions (concatenate,
   slicing by ``b + 1``, ``floordiv``), with ``symshape.jax.decisions()``
   active (or not, with ``--no-plugin``, for JAX's own share);
 * ``scopes``: fresh ``SymbolicScope`` objects with constraints and queries
-  (comparisons, ``max``/``min``, ``floordiv``, ``bounds``, ``prove``).
+  (comparisons, ``max``/``min``, ``floordiv``, ``bounds``, ``prove``);
+* ``fresh names``: the same with variables named anew at every step (a
+  tracer's fresh symbols): variables are interned only while held.
 
 Printed per checkpoint: memory retained (tracemalloc: all of it, and the part
 allocated by symshape's own files), gc-tracked objects, and how many of the
@@ -112,6 +115,20 @@ def scope_step(i: int) -> SymbolicScope:
     return scope
 
 
+def fresh_names_step(i: int) -> SymbolicScope:
+    """:func:`scope_step` with variables named anew at every step (a tracer
+    that names its symbols per export): nothing of them may stay behind."""
+    names = [f"{v}{i}" for v in "abcd"]
+    scope = SymbolicScope([f"{names[0]} >= {names[1]} + 2", f"mod({names[0]}, 4) == 0",
+                           f"{names[2]} == 2*{names[3]}"])
+    a, b, c, d = symshape.symbolic_shape(", ".join(names), scope=scope)
+    e = symshape.max_dim(a, b + i % 7) + symshape.min_dim(c, 2 * d)
+    with contextlib.suppress(symshape.InconclusiveDimensionOperation):
+        bool(e >= a)
+    symshape.prove(f"{names[0]} >= {names[1]} + 1", scope=scope)
+    return scope
+
+
 # ---------------------------------------------------------------------------
 # Workload 2: jax.export with a fresh JAX scope per export
 
@@ -176,12 +193,17 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--exports", type=int, default=3000)
     ap.add_argument("--scopes", type=int, default=5000)
+    ap.add_argument("--fresh-names", type=int, default=5000,
+                    help="fresh scopes whose variables are named anew each time")
     ap.add_argument("--every", type=int, default=500)
     ap.add_argument("--no-plugin", action="store_true", help="JAX alone, for comparison")
     args = ap.parse_args()
     if args.scopes:
         report(f"{args.scopes} fresh symshape scopes with queries",
                measure(scope_step, args.scopes, args.every), "scopes")
+    if args.fresh_names:
+        report(f"{args.fresh_names} fresh symshape scopes, variables named anew each time",
+               measure(fresh_names_step, args.fresh_names, args.every), "scopes")
     if args.exports:
         step = export_step_factory()
         with plugin(not args.no_plugin):

@@ -8,6 +8,8 @@ The fast front end is checked against the grammar by tests/test_parse_frontend.p
 
 from __future__ import annotations
 
+import functools
+
 from _harness import compare, fmt_time, ratio
 
 from symshape import _fastparse, _larkparse
@@ -26,8 +28,8 @@ def main() -> None:
     for start, text in TEXTS:
         _larkparse.parse(text, start)  # builds the LALR tables once
         times = compare({
-            "fast": lambda text=text, start=start: fast.parse(text, start),
-            "lark": lambda text=text, start=start: _larkparse.parse(text, start),
+            "fast": functools.partial(fast.parse, text, start),
+            "lark": functools.partial(_larkparse.parse, text, start),
         })
         print(f"{text:52} {fmt_time(times['fast']):>10} {fmt_time(times['lark']):>10} "
               f"{ratio(times['lark'], times['fast']):>8}")

@@ -1280,10 +1280,9 @@ def value_at(e: DimExpr | int, env: Mapping[str, int], memo: dict[Any, int | Non
                 continue
             if a in memo:
                 v = memo[a]
-            elif type(a) is FloorDiv and type(a.den) is int and _over_variables(a.num):
+            elif _over_variables(a):
                 # (the common atom, ``floordiv(s, 128)``: no walk below it)
-                n = value_at(a.num, env, memo)
-                v = memo[a] = None if n is None or a.den == 0 else n // a.den
+                v = memo[a] = _atom_at(env, memo, a)
             else:
                 v = fold_atoms(a, memo, partial(_atom_at, env, memo), compound_children)
             if v is None:
@@ -1293,15 +1292,16 @@ def value_at(e: DimExpr | int, env: Mapping[str, int], memo: dict[Any, int | Non
     return total
 
 
-def _over_variables(e: DimExpr | int) -> bool:
-    """Is ``e`` a constant or a polynomial in variables only?"""
-    if type(e) is int:
-        return True
-    assert isinstance(e, DimExpr)
-    for m in e._terms:
-        for a, _ in m:
-            if type(a) is not Var:
-                return False
+def _over_variables(a: Atom) -> bool:
+    """Are the operands of ``a`` constants or polynomials in variables only
+    (``not compound_children(a)``, without building the list)?"""
+    for o in a.operands:
+        if type(o) is not int:
+            assert isinstance(o, DimExpr)
+            for m in o._terms:
+                for b, _ in m:
+                    if type(b) is not Var:
+                        return False
     return True
 
 

@@ -86,45 +86,16 @@ def repaired_facts(env: dict[str, int], step: int, facts: Sequence[DimExpr | int
                    ) -> dict[str, int] | None:
     """A valuation where every fact ``f >= 0`` holds, repaired from ``env``
     (see :func:`repaired`; variables raised in name order, which only decides
-    how fast one is found), or None.
+    how fast one is found), or None."""
+    return repaired(env, facts, _fact_value, _fact_rates, str, step)
 
-    The same steps as :func:`repaired` with the facts' values and
-    :func:`growth_rates`, written out: every scope built runs it."""
-    env = dict(env)
-    spent = 0
-    for _ in range(2 * len(facts) + 4):
-        failing: DimExpr | None = None
-        v: int | None = 0
-        for f in facts:
-            spent += 1
-            if spent > MAX_EVALUATIONS:
-                return None
-            if isinstance(f, int):
-                v = f
-            else:
-                v = value_at(f, env, {})
-                if v is None:
-                    return None
-            if v < 0:
-                if isinstance(f, int):
-                    return None  # (a constant has no variable to raise)
-                failing = f
-                break
-        if failing is None:
-            return env
-        assert v is not None
-        best: tuple[str, int | Fraction] | None = None
-        for x, c in growth_rates(failing.terms).items():
-            if c > 0 and x in env and (best is None or x < best[0]):
-                best = (x, c)
-        if best is None:
-            return None
-        x, c = best
-        grow = -(v // c)  # ceil(-v / c)
-        env[x] += -(-grow // step) * step
-        if env[x].bit_length() > MAX_VALUE_BITS:
-            return None
-    return None
+
+def _fact_value(env: dict[str, int], fact: DimExpr | int) -> int | None:
+    return value_at(fact, env, {})
+
+
+def _fact_rates(fact: DimExpr | int) -> Mapping[str, int | Fraction]:
+    return {} if isinstance(fact, int) else growth_rates(fact.terms)
 
 
 #: evaluations of checks one repair may spend (it is a shortcut: when it runs

@@ -29,6 +29,7 @@ from symshape.expr import (
     mono_key,
 )
 from symshape.printing import dim_text
+from symshape.repair import by_order
 
 if TYPE_CHECKING:
     from symshape.scope import SymbolicScope
@@ -261,8 +262,8 @@ class ConstraintRules:
         terms = d.terms
         # Candidates in order: a side that is a single term; a variable with
         # coefficient +-1, leading first; any term, leading first.  Each group
-        # is sorted only when more than one of it is left to try: sort keys
-        # of new monomials cost more than the rest of this.
+        # is sorted only when more than one of it is left to try (by_order):
+        # sort keys of new monomials cost more than the rest of this.
         sides = [next(iter(side.terms)) for side in (c.lhs, c.rhs)
                  if isinstance(side, DimExpr) and len(side.terms) == 1
                  and _ONE not in side.terms]
@@ -271,8 +272,7 @@ class ConstraintRules:
         tried: set[Mono] = set()
         for group in (sides, unit_vars, [m for m in terms if m]):
             left = [m for m in group if m not in tried]
-            for m in (sorted(left, key=mono_key) if len(left) > 1 and group is not sides
-                      else left):
+            for m in (left if group is sides else by_order(left, mono_key)):
                 if m in tried:
                     continue
                 tried.add(m)

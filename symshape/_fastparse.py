@@ -32,11 +32,11 @@ import re
 import sys
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, Final, NamedTuple
+from typing import Any, Final, Generic, NamedTuple, TypeVar
 
 from symshape._resources import grammar_text
 
-__all__ = ["START_WHAT", "FastParser", "Terminal", "digits_to_int", "fast_parser",
+__all__ = ["START_WHAT", "FastParser", "Terminal", "TextCache", "digits_to_int", "fast_parser",
            "function_name", "read_terminals"]
 
 START_WHAT: Final = {
@@ -89,6 +89,63 @@ def digits_to_int(digits: str) -> int:
 def function_name(call_token: str) -> str:
     """``"max"`` from the CALL token ``"max("`` or ``"max ("``."""
     return call_token.rstrip("( \t\f\r\n")
+
+
+R = TypeVar("R")
+_ABSENT: Final[Any] = object()  # no entry (None is the entry of a text parsed once)
+
+
+class TextCache(Generic[R]):
+    """``parse(text)`` remembered for texts parsed at least twice, among the
+    texts parsed most recently (between ``size`` and ``2 * size`` of them).
+
+    Not ``functools.lru_cache``, which keeps every text's result: with new
+    texts at every call (a fresh export per model, variables named anew),
+    parse trees (tuples the garbage collector tracks until it has looked at
+    them once per level of nesting) live long enough to reach its oldest
+    generation and make full collections frequent, a tenth of the time to
+    build a scope.  Here a text is remembered first by itself (a string, which
+    the collector never tracks), and its result only when it comes back.  Two
+    generations of plain dicts: a hit in the older one moves the text to the
+    newer one, and when the newer one is full it becomes the older one (the
+    oldest texts are dropped at once, in O(1)).  Exceptions are not
+    remembered (a malformed text is parsed again, and raises again).
+    """
+
+    __slots__ = ("_parse", "_size", "_new", "_old")
+
+    def __init__(self, parse: Callable[[str], R], size: int) -> None:
+        self._parse = parse
+        self._size = size
+        # text -> its result, or None for a text parsed once
+        self._new: dict[str, R | None] = {}
+        self._old: dict[str, R | None] = {}
+
+    def __call__(self, text: str) -> R:
+        got = self._new.get(text, _ABSENT)
+        if got is _ABSENT:
+            got = self._old.get(text, _ABSENT)
+            if got is not None and got is not _ABSENT:
+                self._store(text, got)  # a result: keep it among the recent texts
+                return got  # type: ignore[no-any-return]
+        elif got is not None:
+            return got  # type: ignore[no-any-return]
+        result = self._parse(text)
+        # a text seen before (None) gets its result; a new one is only noted
+        self._store(text, result if got is None else None)
+        return result
+
+    def _store(self, text: str, value: R | None) -> None:
+        new = self._new
+        new[text] = value
+        if len(new) >= self._size:
+            self._old = new
+            self._new = {}
+
+    def clear(self) -> None:
+        """Forget every text."""
+        self._new = {}
+        self._old = {}
 
 
 # --------------------------------------------------------------------------- terminals
@@ -198,6 +255,7 @@ KNOWN_TERMINALS: Final = frozenset({
 """Every terminal the hand-written rules handle (a test compares it with the grammar)."""
 
 _END: Final = ("$END", "", -1)
+_KINDS_KEPT: Final = 1024  # classified tokens remembered (operators, calls, numbers)
 
 
 class _Fail(Exception):
@@ -250,6 +308,7 @@ class FastParser:
         regexps = [t for t in terminals if not t.is_string and t.name not in ignore]
         self.keywords: dict[str, dict[str, str]] = {}
         groups = []
+        alternatives = []  # the same, without names
         for term in terminals:
             if term.name in ignore:
                 continue
@@ -261,6 +320,8 @@ class FastParser:
                     self.keywords.setdefault(owner.name, {})[value] = term.name
                     continue
             groups.append(f"(?P<{term.name}>{term.regexp})")
+            # (a name, new in almost every text, is captured: no lookup)
+            alternatives.append(f"({term.regexp})" if term.name == "NAME" else f"(?:{term.regexp})")
         skip = "|".join(t.regexp for t in terminals if t.name in ignore)
         self._token = re.compile(f"(?:{skip})*+(?:{'|'.join(groups)})")
         self._blank = re.compile(f"(?:{skip})*+")
@@ -271,6 +332,15 @@ class FastParser:
         for name, index in self._token.groupindex.items():
             self._kinds[index] = name
         self._keywords_at = [self.keywords.get(kind) for kind in self._kinds]
+        # The alternatives without names, and any one character last: one
+        # findall call splits a text into (blank, token, name) triples, far
+        # faster than one match per token (the kind of a token other than a
+        # name comes from _kind_of).
+        self._split = re.compile(f"((?:{skip})*+)({'|'.join(alternatives)}|(?s:.))")
+        self._kind_of: dict[str, str] = {}  # token -> its terminal (see tokens)
+        self._name_keywords = self.keywords.get("NAME", {})
+        if self._split.groups != 3:
+            return
         call = next(t.regexp for t in terminals if t.name == "CALL")
         names = re.match(r"\(\?:([A-Za-z_|]+)\)", call)
         self.functions = tuple(names.group(1).split("|")) if names else ()
@@ -285,29 +355,57 @@ class FastParser:
             return None
         out: list[tuple[str, str, int]] = []
         append = out.append
-        kinds = self._kinds
-        keywords_at = self._keywords_at
-        last: Any = None
-        # scanner().match continues where the previous token ended and stops at
-        # the first character no terminal matches (finditer would skip it)
-        scanner: Any = self._token.scanner(text)  # type: ignore[attr-defined]
-        for last in iter(scanner.match, None):
-            index: int = last.lastindex
-            start, end = last.span(index)
-            value = text[start:end]
-            keywords = keywords_at[index]
-            if keywords is None:
-                append((kinds[index], value, start))
-            elif value in keywords:
-                append((keywords[value], value, start))
-            elif kinds[index] != "NAME" or value[0].isidentifier():  # '²a': word characters
-                append((kinds[index], value, start))
+        kind_of = self._kind_of
+        offset = 0
+        # findall skips no character: the last alternative takes any one
+        # character no terminal matches (it then has no kind), and only blanks
+        # at the end of the text are left unmatched
+        name_keywords = self._name_keywords
+        for blank, value, name in self._split.findall(text):
+            offset += len(blank)
+            if name:
+                kind = name_keywords.get(name)
+                if kind is None:
+                    if not name[0].isidentifier():  # '²a': word characters
+                        return None
+                    kind = "NAME"
             else:
-                return None
-        end = 0 if last is None else last.end()
-        if end != len(text) and self._blank.match(text, end).end() != len(text):  # type: ignore[union-attr]
+                kind = kind_of.get(value)
+                if kind is None:
+                    kind = self._classify(value)
+                    if kind is None:
+                        return None
+                    if len(kind_of) >= _KINDS_KEPT:  # (numbers may all differ)
+                        kind_of.clear()
+                    kind_of[value] = kind
+            append((kind, value, offset))
+            offset += len(value)
+        if offset != len(text) and self._blank.fullmatch(text, offset) is None:
             return None
         return out
+
+    def _classify(self, value: str) -> str | None:
+        """The terminal of a token the text was split into (None: not a token).
+
+        A token's terminal depends on the token alone: the terminals' regexps
+        are tried in the same order on the token by itself, and the one
+        context-dependent construct they use, a ``\\b`` after a keyword,
+        holds at the end of the token exactly where it held in the text
+        (tests/test_parse_frontend.py checks the tokens against lark's lexer).
+        """
+        m = self._token.fullmatch(value)
+        if m is None:
+            return None
+        index: int = m.lastindex  # type: ignore[assignment]
+        kind = self._kinds[index]
+        keywords = self._keywords_at[index]
+        if keywords is None:
+            return kind
+        if value in keywords:
+            return keywords[value]
+        if kind != "NAME" or value[0].isidentifier():  # '²a': word characters
+            return kind
+        return None
 
     # ---------------------------------------------------------------- parse
 

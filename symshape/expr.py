@@ -322,15 +322,40 @@ def _fill_atom_keys(atom: Atom) -> None:
 # Variables are interned by name while something holds them, and no longer:
 # a program that makes scopes with ever new names (a tracer's fresh symbols)
 # must not keep every variable it ever saw, nor make each full garbage
-# collection walk them.  The table holds weak references; the entries of
-# variables that died are swept out when it has doubled since the last sweep
-# (a callback per variable would cost more than the sweep).  Only absent
-# names are inserted without the lock (setdefault): replacing a dead entry
-# and sweeping take it, so a live entry is never replaced.
-_VARS: dict[str, weakref.ref[Var]] = {}
+# collection walk them.  The table holds weak references whose callback drops
+# the entry when its variable dies: an entry left until a later sweep would
+# outlive two collections, reach the collector's oldest generation and, one
+# per new name, make full collections frequent.  The callback removes only
+# an entry that is dead (atomically, in C: it may run in any thread, at any
+# allocation); only absent names are inserted without the lock (setdefault),
+# and replacing a dead entry takes it, so a live entry is never replaced.
+_VARS: dict[str, _VarRef] = {}
 _VARS_LOCK = threading.Lock()
-_VARS_SWEEP_MIN = 1024
-_vars_sweep_at = _VARS_SWEEP_MIN
+
+
+@mypyc_attr(native_class=False)
+class _VarRef(weakref.ref):  # type: ignore[type-arg]
+    """The table's weak reference to a variable, with its name (the key)."""
+
+    __slots__ = ("name",)
+    name: str
+
+
+# Deletes ``d[key]`` only if it is a dead reference, atomically (in C): what
+# weakref.WeakValueDictionary uses; its pure fallback serves other interpreters.
+_remove_dead_weakref: Callable[[dict[str, Any], str], None] = getattr(
+    weakref, "_remove_dead_weakref",
+    lambda d, key: d.pop(key) if key in d and d[key]() is None else None)
+
+
+def _var_died(ref: _VarRef) -> None:
+    _remove_dead_weakref(_VARS, ref.name)
+
+
+def _var_ref(v: Var) -> _VarRef:
+    r = _VarRef(v, _var_died)
+    r.name = v.name
+    return r
 
 
 def make_var(name: str) -> Var:
@@ -342,28 +367,16 @@ def make_var(name: str) -> Var:
             return v
     new = Var(name)
     if r is None:
-        got = _VARS.setdefault(name, weakref.ref(new))()
+        got = _VARS.setdefault(name, _var_ref(new))()
         if got is not None:  # ours, or one another thread made just now
-            if len(_VARS) > _vars_sweep_at:
-                _sweep_vars()
             return got
     with _VARS_LOCK:  # the entry of a variable that died
         r = _VARS.get(name)
         got = None if r is None else r()
         if got is None:
-            _VARS[name] = weakref.ref(new)
+            _VARS[name] = _var_ref(new)
             got = new
     return got
-
-
-def _sweep_vars() -> None:
-    """Drop the entries of variables that died."""
-    global _vars_sweep_at
-    with _VARS_LOCK:
-        for name, r in list(_VARS.items()):
-            if r() is None and _VARS.get(name) is r:
-                del _VARS[name]
-        _vars_sweep_at = max(_VARS_SWEEP_MIN, 2 * len(_VARS))
 
 
 def live_variable_count() -> int:
@@ -751,7 +764,13 @@ class DimExpr:
     def __hash__(self) -> int:
         h = self._hash
         if h == -1:
-            h = self._hash = hash(frozenset(self._terms.items()))
+            # Order-independent (equal term maps may differ in order): a sum
+            # over the terms, without the set a frozenset hash would build
+            # (most expressions are hashed once, as keys of the scope's memos).
+            acc = 0
+            for m, c in self._terms.items():
+                acc += hash(m) ^ (c * 0x9E3779B1)
+            h = self._hash = hash(acc)  # (never -1)
         return h
 
     def __eq__(self, other: object) -> bool:

@@ -1,7 +1,7 @@
 """Parse dimension expressions, shape specs and comparisons into a neutral AST.
 
 The AST is made of plain tuples, so it is immutable, hashable and cheap to share
-(parse results are cached per text). Every node is a tuple whose first item is
+(the trees of texts parsed again are cached). Every node is a tuple whose first item is
 its kind and whose second item is the 1-based column where the node starts in
 the input text; an operand written in parentheses or with a unary ``+`` starts
 at that ``(`` or ``+``:
@@ -46,10 +46,9 @@ accepted there.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import Any, Final, TypeAlias
 
-from symshape._fastparse import START_WHAT, fast_parser
+from symshape._fastparse import START_WHAT, TextCache, fast_parser
 from symshape.errors import ParseError
 
 __all__ = [
@@ -82,7 +81,7 @@ it has (``a + b + c`` is 2 levels, ``max(max(a, b), c)`` 3, ``-(-a)`` 3)."""
 MAX_INT_DIGITS: Final = 10_000
 """Most digits accepted in one integer literal."""
 
-_CACHE_SIZE: Final = 4096
+_CACHE_SIZE: Final = 2048  # texts per generation of a TextCache
 
 # Sums and products of sums and products form one level (the algebra keeps them
 # as one flat polynomial); every other node kind nests.
@@ -265,9 +264,9 @@ def _parse_comparison_uncached(text: str) -> tuple[Comparison, ...]:
     return tuple((chain[i][0], chain[i - 1], chain[i + 1]) for i in range(1, len(chain), 2))
 
 
-_parse_expr_cached = lru_cache(maxsize=_CACHE_SIZE)(_parse_expr_uncached)
-_parse_spec_cached = lru_cache(maxsize=_CACHE_SIZE)(_parse_spec_uncached)
-_parse_comparison_cached = lru_cache(maxsize=_CACHE_SIZE)(_parse_comparison_uncached)
+_parse_expr_cached = TextCache(_parse_expr_uncached, _CACHE_SIZE)
+_parse_spec_cached = TextCache(_parse_spec_uncached, _CACHE_SIZE)
+_parse_comparison_cached = TextCache(_parse_comparison_uncached, _CACHE_SIZE)
 
 
 # --------------------------------------------------------------------------- public
@@ -294,7 +293,7 @@ def parse_expr(text: object) -> Node:
     Returns the AST node described in the module docstring. Raises
     :class:`~symshape.errors.ParseError` for malformed input, including empty
     text, ``_`` and ``...`` (only allowed in shape specs), and for non-string
-    input. Results are cached per text.
+    input. The results of texts parsed again are cached.
     """
     return _parse_expr_cached(_require_str(text, "dimension expression"))
 
@@ -311,7 +310,7 @@ def parse_spec(text: object) -> tuple[Node, ...]:
     ``"(a, b)"`` has rank 2.
 
     Raises :class:`~symshape.errors.ParseError` for malformed or non-string
-    input. Results are cached per text.
+    input. The results of texts parsed again are cached.
     """
     return _parse_spec_cached(_require_str(text, "shape spec"))
 
@@ -326,6 +325,6 @@ def parse_comparison(text: object) -> tuple[Comparison, ...]:
     and text without a comparison operator is an error.
 
     Raises :class:`~symshape.errors.ParseError` for malformed or non-string
-    input. Results are cached per text.
+    input. The results of texts parsed again are cached.
     """
     return _parse_comparison_cached(_require_str(text, "comparison"))

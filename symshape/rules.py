@@ -205,6 +205,8 @@ class ConstraintRules:
         the parts of an expression known to be multiples of ``K``."""
         d = self._divisible
         if d is None:
+            if not self._term_rules:
+                return ()
             out = []
             for m, (k, rhs) in sorted(self._term_rules.items(), key=lambda t: mono_key(t[0])):
                 if len(m) == 1 and m[0][1] == 1 and type(m[0][0]) is FloorDiv and \
@@ -321,5 +323,15 @@ def _occurs(m: Mono, e: DimExpr | int) -> bool:
     """Does any atom of ``m`` occur in ``e`` (at any depth)?"""
     if isinstance(e, int):
         return False
-    atoms = {a for a, _ in m}
-    return bool(atoms & e.atoms(recursive=True))
+    wanted = {a for a, _ in m}
+    seen: set[Any] = set()
+    stack = [e]
+    while stack:  # (stops at the first hit; nested atoms are walked once)
+        for t in stack.pop().terms:
+            for a, _ in t:
+                if a in wanted:
+                    return True
+                if type(a) is not Var and a not in seen:
+                    seen.add(a)
+                    stack.extend(o for o in a.operands if isinstance(o, DimExpr))
+    return False

@@ -18,6 +18,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from functools import partial
+from types import CodeType
 from typing import TYPE_CHECKING, Any
 
 from symshape._mypyc import mypyc_attr
@@ -64,15 +65,30 @@ def _inside_package(filename: str) -> bool:
     return inside
 
 
-def _caller_location() -> str:
-    """The first stack frame outside the symshape package, as ``file:line``."""
+def _caller_site() -> tuple[CodeType, int] | None:
+    """The code and the instruction offset of the first stack frame outside
+    the symshape package (see :func:`_site_text`; its line number is only
+    looked up when a message shows it: that costs more than the rest of an
+    empty scope)."""
     # From the innermost frame: compiled functions have no frame of their own.
     f = sys._getframe(0)
     while f is not None and _inside_package(f.f_code.co_filename):
         f = f.f_back  # type: ignore[assignment]
-    if f is None:
+    return None if f is None else (f.f_code, f.f_lasti)
+
+
+def _site_text(site: tuple[CodeType, int] | None) -> str:
+    """``file:line`` of a site from :func:`_caller_site`."""
+    if site is None:
         return "unknown location"
-    return f"{f.f_code.co_filename}:{f.f_lineno}"
+    code, offset = site
+    line = code.co_firstlineno
+    for start, end, at in code.co_lines():
+        if start <= offset < end:
+            if at is not None:
+                line = at
+            break
+    return f"{code.co_filename}:{line}"
 
 
 @mypyc_attr(native_class=False)
@@ -96,7 +112,7 @@ class SymbolicScope(IntervalBounds):
             raise SymshapeError(
                 f"constraints must be a sequence of strings, got the string {constraints!r}; "
                 f"write [{constraints!r}]")
-        self._created_at = _caller_location()
+        self._created_at = _caller_site()
         self._lock = threading.RLock()
         self._constraints: list[Constraint] = []
         # Facts ``e >= 0`` that hold besides the explicit constraints: the
@@ -177,12 +193,12 @@ class SymbolicScope(IntervalBounds):
     @property
     def created_at(self) -> str:
         """``file:line`` of the code that created the scope."""
-        return self._created_at
+        return _site_text(self._created_at)
 
     def __str__(self) -> str:
         cs = self.constraint_texts
         body = ", ".join(repr(c) for c in cs) if cs else "no constraints"
-        return f"SymbolicScope({body}) created at {self._created_at}"
+        return f"SymbolicScope({body}) created at {self.created_at}"
 
     def __repr__(self) -> str:
         return self.__str__()
@@ -493,7 +509,9 @@ class SymbolicScope(IntervalBounds):
         without propagating bounds or the decision procedure (both are left
         for the first question that needs them)."""
         facts = [f for f, _ in self.facts()]
-        names, step = fact_variables(facts)
+        names, step, independent = fact_variables(facts)
+        if independent:
+            return  # every fact has a variable of its own to raise
         # Repaired from all ones, each variable a multiple of the constant
         # divisors: ``a >= b + 8`` gives a = 9; ``mod(s, 128) == 0`` s = 128.
         start = dict.fromkeys(names, step)
@@ -536,20 +554,48 @@ class SymbolicScope(IntervalBounds):
 # (OrderedDicts: dropping the oldest entry of a plain dict again and again
 # makes each next(iter(d)) skip the freed slots at its front)
 _TEMPLATES: OrderedDict[tuple[str, ...], SymbolicScope] = OrderedDict()
-_SEEN_ONCE: OrderedDict[tuple[str, ...], None] = OrderedDict()
 _TEMPLATES_MAX = 256
 _TEMPLATES_LOCK = threading.Lock()
+
+
+@mypyc_attr(native_class=False)
+class _RecentTexts:
+    """The constraint lists of the last scopes built (between ``size`` and
+    ``2 * size`` of them): two generations of plain dicts, the older dropped
+    at once when the newer fills up.  No lock: a race between threads at
+    worst forgets a list, which only delays its template."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._new: dict[tuple[str, ...], None] = {}
+        self._old: dict[tuple[str, ...], None] = {}
+
+    def first_sight(self, texts: tuple[str, ...]) -> bool:
+        """Note ``texts``; whether they were not among the recent lists."""
+        if texts in self._new or texts in self._old:
+            return False
+        new = self._new
+        new[texts] = None
+        if len(new) >= self._size:
+            self._old = new
+            self._new = {}
+        return True
+
+    def clear(self) -> None:
+        """Forget every list."""
+        self._new = {}
+        self._old = {}
+
+
+_SEEN_ONCE = _RecentTexts(2 * _TEMPLATES_MAX)
 
 
 def _seen(texts: tuple[str, ...], scope: SymbolicScope) -> None:
     """Note that ``scope`` was just built from ``texts`` and found
     satisfiable; the second time, keep a private copy of its fixed facts for
     later scopes with the same texts."""
-    with _TEMPLATES_LOCK:
-        if texts not in _SEEN_ONCE:
-            _SEEN_ONCE[texts] = None
-            _evict(_SEEN_ONCE, 4 * _TEMPLATES_MAX)
-            return
+    if _SEEN_ONCE.first_sight(texts):
+        return
     template = SymbolicScope()
     template._copy_facts_from(scope, lazy=False)
     template._derived = scope._derived

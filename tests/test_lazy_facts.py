@@ -15,9 +15,12 @@ import itertools
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import symshape
 from symshape import SymbolicScope, UnsatisfiableConstraintsError
+from symshape.expr import value_at
 from symshape.repair import fact_variables, growth_rates, repaired_facts
 
 ML_CONSTRAINTS = ["b >= 16", "mod(s, 128) == 0", "a >= b + 8", "max(h, w) <= 4096",
@@ -113,8 +116,57 @@ def test_satisfiability_is_seen_by_repairing_ones_without_propagation(
     s = SymbolicScope(constraints)
     assert s._bounds_pending and s._decider_obj is None
     facts = [f for f, _ in s.facts()]
-    names, step = fact_variables(facts)
+    names, step, _ = fact_variables(facts)
     assert repaired_facts(dict.fromkeys(names, step), step, facts) == witness
+
+
+@pytest.mark.parametrize("constraints, independent", [
+    (["b >= 16"], True),
+    (["a >= b + 8"], True),
+    (["b - c >= 2", "d >= 3*c + floordiv(e, 4)"], True),
+    (["b >= 16", "a >= b + 8"], False),  # b is raised by one fact, lowered by the other
+    (["16 <= t <= 512"], False),
+    (["mod(s, 128) == 0"], False),
+    (["a*b >= 10"], False),
+    (["a >= floordiv(a, 2) + 3"], False),  # a occurs in an atom too
+    (["a >= b + 1", "b >= a - 5"], False),
+])
+def test_facts_with_a_variable_of_their_own(constraints: list[str], independent: bool) -> None:
+    constraints, _ = fresh(constraints)
+    facts = [f for f, _ in SymbolicScope(constraints).facts()]
+    assert fact_variables(facts)[2] is independent
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.lists(st.integers(-3, 3), min_size=4, max_size=4),
+                          st.integers(-40, 40)), min_size=1, max_size=4))
+def test_facts_with_variables_of_their_own_hold_together(
+        rows: list[tuple[list[int], int]]) -> None:
+    """Where fact_variables says every fact has a variable of its own, raising
+    that variable from all ones satisfies each fact (the argument the scope's
+    satisfiability check skips its repair on)."""
+    s = SymbolicScope()
+    xs = [s.var(n) for n in ("p", "q", "r", "t")]
+    facts = [sum((c * x for c, x in zip(coeffs, xs, strict=True)), start=0) + k
+             for coeffs, k in rows]
+    names, _, independent = fact_variables(facts)
+    if not independent:
+        return
+    env = dict.fromkeys(names, 1)
+    for f in facts:
+        if isinstance(f, int):
+            assert f >= 0
+            continue
+        own = [m[0][0].name for m, c in f.terms.items() if len(m) == 1 and m[0][1] == 1
+               and c > 0 and all(m[0][0].name not in g.free_vars for g in facts
+                                 if g is not f and not isinstance(g, int))]
+        assert own
+        v = value_at(f, env, {})
+        assert v is not None
+        if v < 0:
+            c = f.terms[next(m for m in f.terms if m and m[0][0].name == own[0])]
+            env[own[0]] += -(v // c)
+    assert all(value_at(f, env, {}) >= 0 for f in facts)  # type: ignore[operator]
 
 
 def test_propagation_runs_once_when_threads_read_bounds_together() -> None:

@@ -21,7 +21,7 @@ from symshape import _fastparse, _larkparse, parsing
 from symshape import build as build_mod
 from symshape._resources import grammar_text
 from symshape.errors import ParseError
-from symshape.parsing import parse_comparison, parse_expr, parse_spec
+from symshape.parsing import TextCache, parse_comparison, parse_expr, parse_spec
 
 Node = tuple[Any, ...]
 
@@ -444,10 +444,49 @@ def test_nesting_limit_counts_function_nesting() -> None:
 
 
 def test_cached_results_are_shared() -> None:
-    text = "a, 2*b + 1, ..."
-    assert parse_spec(text) is parse_spec(text)
-    assert parse_expr("a + 1") is parse_expr("a + 1")
-    assert parse_comparison("a >= 1") is parse_comparison("a >= 1")
+    """A text parsed again gets one shared tree (from its second parse on)."""
+    for parse, text in ((parse_spec, "a, 2*b + 1, ..."), (parse_expr, "a + 1"),
+                        (parse_comparison, "a >= 1")):
+        first = parse(text)  # type: ignore[operator]
+        again = parse(text)  # type: ignore[operator]
+        assert again == first and parse(text) is again  # type: ignore[operator]
+
+
+def test_the_token_kinds_remembered_stay_bounded() -> None:
+    fast = _fastparse.fast_parser()
+    for i in range(3 * _fastparse._KINDS_KEPT):
+        assert fast.tokens(f"a + {i}") == [("NAME", "a", 0), ("PLUS", "+", 2),
+                                            ("INT", str(i), 4)]
+        assert len(fast._kind_of) <= _fastparse._KINDS_KEPT
+
+
+def test_text_cache_keeps_trees_of_texts_seen_again_and_stays_bounded() -> None:
+    calls: list[str] = []
+
+    def parse(text: str) -> tuple[str]:
+        calls.append(text)
+        return (text,)
+
+    cache = TextCache(parse, 4)
+    assert cache("x") == ("x",) and cache("x") == ("x",)
+    assert calls == ["x", "x"]  # a text is only noted the first time
+    assert cache("x") is cache("x") and calls == ["x", "x"]
+    for i in range(20):  # many new texts: at most 2 * size remembered
+        cache(f"t{i}")
+        assert len(cache._new) + len(cache._old) <= 8
+    calls.clear()
+    cache("x")
+    assert calls == ["x"]  # dropped with the older generation
+    cache.clear()
+    assert not cache._new and not cache._old
+
+    def fail(text: str) -> tuple[str]:
+        raise ParseError("bad", text=text, column=1)
+
+    failing = TextCache(fail, 4)
+    for _ in range(3):  # an error is never remembered
+        with pytest.raises(ParseError):
+            failing("?")
 
 
 @pytest.mark.parametrize("module", [_larkparse, _fastparse])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import sys
 
 import pytest
 
@@ -261,3 +262,12 @@ def test_constraints_seen_to_hold_by_repairing_a_cheap_valuation() -> None:
     # contradictory constraints still raise (no repair can satisfy them)
     with pytest.raises(symshape.UnsatisfiableConstraintsError):
         SymbolicScope(["a + b >= 8", "a + b <= 7"])
+
+
+def test_scopes_say_where_they_were_created() -> None:
+    scope = symshape.SymbolicScope(["a >= 1"]); line = sys._getframe().f_lineno  # noqa: E702
+    assert scope.created_at == f"{__file__}:{line}"
+    assert str(scope).endswith(f"created at {__file__}:{line}")
+    (x,) = symshape.symbolic_shape("a"); line = sys._getframe().f_lineno  # noqa: E702
+    assert isinstance(x, symshape.DimExpr)
+    assert x.scope.created_at == f"{__file__}:{line}"  # the caller, not the package

@@ -127,9 +127,9 @@ class TextCache(Generic[R]):
             got = self._old.get(text, _ABSENT)
             if got is not None and got is not _ABSENT:
                 self._store(text, got)  # a result: keep it among the recent texts
-                return got  # type: ignore[no-any-return]
+                return got
         elif got is not None:
-            return got  # type: ignore[no-any-return]
+            return got
         result = self._parse(text)
         # a text seen before (None) gets its result; a new one is only noted
         self._store(text, result if got is None else None)

@@ -334,7 +334,7 @@ _VARS_LOCK = threading.Lock()
 
 
 @mypyc_attr(native_class=False)
-class _VarRef(weakref.ref):  # type: ignore[type-arg]
+class _VarRef(weakref.ref):
     """The table's weak reference to a variable, with its name (the key)."""
 
     __slots__ = ("name",)
@@ -1058,18 +1058,25 @@ _wrap = DimExpr.make  # the name the arithmetic's fast paths use
 _Lead = tuple[tuple[Any, ...], Mono]
 
 
+def _of_variables(e: DimExpr) -> bool:
+    """Is ``e`` one term of variables (see :func:`_single_lead`)?"""
+    if len(e._terms) != 1:
+        return False
+    for a, _ in next(iter(e._terms)):
+        if type(a) is not Var:
+            return False
+    return True
+
+
 def _single_lead(e: DimExpr) -> _Lead | None:
     """The leading ``(key, monomial)`` of ``e`` if it is one term of variables.
 
     Only then is the key cheap: a floordiv or max atom would need its sort
     key computed, a walk over its operands that most expressions never need.
     """
-    if len(e._terms) != 1:
+    if not _of_variables(e):
         return None
     m = next(iter(e._terms))
-    for a, _ in m:
-        if type(a) is not Var:
-            return None
     lead = e._lead = (mono_key(m), m)
     return lead
 
@@ -1080,11 +1087,14 @@ def _sum_lead(x: DimExpr, y: DimExpr, out: Terms) -> _Lead | None:
     the other operand, so it survives and leads; equal leads lead unless they
     cancel."""
     l1 = x._lead
+    l2 = y._lead
+    # (neither key is computed unless both leads are known)
+    if l1 is None and not _of_variables(x) or l2 is None and not _of_variables(y):
+        return None
     if l1 is None:
         l1 = _single_lead(x)
         if l1 is None:
             return None
-    l2 = y._lead
     if l2 is None:
         l2 = _single_lead(y)
         if l2 is None:
@@ -1465,7 +1475,10 @@ def _floordiv_const(x: DimExpr, k: int, scope: AlgebraScope) -> DimExpr | int:
         return pulled - _floordiv_const_atom(flipped, k, scope)
     if const:
         rem[_ONE] = const
-    return pulled + _floordiv_const_atom(rem, k, scope)
+    # (nothing pulled out, no content divided and no rule to apply: the
+    # numerator is x itself)
+    same = x if not quot and g == 1 and not scope.rewrites_terms else None
+    return pulled + _floordiv_const_atom(rem, k, scope, same)
 
 
 def _scale_in(terms: Terms, part: Terms) -> int:
@@ -1483,14 +1496,16 @@ def _scale_in(terms: Terms, part: Terms) -> int:
     return c
 
 
-def _floordiv_const_atom(terms: Terms, k: int, scope: AlgebraScope) -> DimExpr | int:
-    """``floordiv(R, k)`` for normalized ``R`` (no further splitting)."""
+def _floordiv_const_atom(terms: Terms, k: int, scope: AlgebraScope,
+                         same: DimExpr | None = None) -> DimExpr | int:
+    """``floordiv(R, k)`` for normalized ``R`` (no further splitting);
+    ``same``, if given, is an expression whose terms are ``terms``."""
     # Reduce coefficients again (the sign flip may have produced -k/2).
     quot, rem = _split_coefficients(terms, k)
     if quot:
         num0 = DimExpr.make(rem, scope) if rem else 0
         return DimExpr.make(quot, scope) + floordiv(num0, k)
-    num = DimExpr.make(rem, scope)
+    num = same if same is not None else DimExpr.make(rem, scope)
     if isinstance(num, int):
         return num // k
     nested = _merge_nested_floordiv(num, k, scope)
@@ -1798,6 +1813,8 @@ def comparison_difference(op: str, lhs: DimLike, rhs: DimLike) -> tuple[str, Dim
     """``lhs op rhs`` as ``d >= 0``, ``d == 0`` or ``d != 0``: the kind (``">="``,
     ``"=="`` or ``"!="``) and ``d``, over the integers (``a > b`` is
     ``a - b - 1 >= 0``).  The one reading of the six comparison operators."""
+    if type(rhs) is int and rhs == 0 and op in (">=", "==", "!="):
+        return op, lhs  # (no copy of an expression compared with 0)
     if op == ">=":
         return ">=", lhs - rhs
     if op == ">":

@@ -58,61 +58,89 @@ def growth_rates(terms: Terms) -> dict[str, int | Fraction]:
     return out
 
 
-def fact_variables(facts: Sequence[DimExpr | int]) -> tuple[list[str], int, bool]:
-    """The variables of ``facts`` (at any depth) in name order, the lcm of
-    their constant divisors (1 when it passes 2^20: no use as a step), and
-    whether every fact ``f >= 0`` has a variable of its own: a term ``c*x``
-    with ``c > 0`` whose variable occurs nowhere else in the facts.  Facts
-    that all have one hold together (fix the other variables at 1, then raise
-    each fact's own variable until the fact holds), as ``b >= 16`` and
-    ``a >= b + 8`` do."""
+def fact_variables(facts: Sequence[DimExpr | int]) -> tuple[list[str], int]:
+    """The variables of ``facts`` (at any depth) in name order, and the lcm of
+    their constant divisors (1 when it passes 2^20: no use as a step)."""
     names: set[str] = set()
-    uses: dict[str, int] = {}  # variable -> its terms c*x in the facts (2: elsewhere too)
-    owners: list[tuple[int, str]] = []  # (fact, variable of a term c*x with c > 0)
     step = 1
-    independent = True
     seen: set[Any] = set()
-    atoms: list[Any] = []
-    for i, f in enumerate(facts):
-        if not isinstance(f, DimExpr):
-            independent = independent and f >= 0
-            continue
-        for m, c in f.terms.items():
-            if len(m) == 1 and m[0][1] == 1 and type(m[0][0]) is Var:
-                name = m[0][0].name
-                names.add(name)
-                uses[name] = uses.get(name, 0) + 1
-                if c > 0:
-                    owners.append((i, name))
-                continue
+    stack: list[DimExpr] = [f for f in facts if isinstance(f, DimExpr)]
+    # (a walk of its own rather than DimExpr.atoms: it runs on every scope
+    # built, and a variable needs no more than its name)
+    while stack:
+        for m in stack.pop().terms:
             for a, _ in m:
                 if type(a) is Var:
                     names.add(a.name)
+                elif a not in seen:
+                    seen.add(a)
+                    if type(a) is FloorDiv and type(a.den) is int:
+                        step = math.lcm(step, a.den)
+                    for o in a.operands:
+                        if isinstance(o, DimExpr):
+                            stack.append(o)
+    return sorted(names), step if step < 1 << 20 else 1
+
+
+def have_own_variables(facts: Sequence[DimExpr | int]) -> bool:
+    """Whether every fact ``f >= 0`` has a variable of its own: a term ``c*x``
+    with ``c > 0`` whose variable occurs nowhere else in the facts.  Facts
+    that all have one hold together (fix the other variables at 1, then raise
+    each fact's own variable until the fact holds), as ``b >= 16`` and
+    ``a >= b + 8`` do.  (Plain loops, the cheap test first: this runs on
+    every scope built.)"""
+    owners: list[list[str]] = []  # per fact: the variables of its terms c*x, c > 0
+    for f in facts:
+        if not isinstance(f, DimExpr):
+            if f < 0:
+                return False
+            continue
+        own: list[str] = []
+        for m, c in f.terms.items():
+            if c > 0 and len(m) == 1:
+                a, e = m[0]
+                if e == 1 and type(a) is Var:
+                    own.append(a.name)
+        if not own:
+            return False
+        owners.append(own)
+    uses: dict[str, int] = {}  # variable -> its terms c*x in the facts (2: elsewhere too)
+    seen: set[Any] = set()
+    atoms: list[Any] = []
+    for f in facts:
+        if not isinstance(f, DimExpr):
+            continue
+        for m in f.terms:
+            if len(m) == 1:
+                a, e = m[0]
+                if e == 1 and type(a) is Var:
+                    uses[a.name] = uses.get(a.name, 0) + 1
+                    continue
+            for a, _ in m:
+                if type(a) is Var:
                     uses[a.name] = 2
                 elif a not in seen:
                     seen.add(a)
                     atoms.append(a)
-    # The atoms' operands, at any depth (a walk of its own rather than
-    # DimExpr.atoms: it runs on every scope built, and a variable needs no
-    # more than its name).
-    while atoms:
-        a = atoms.pop()
-        if type(a) is FloorDiv and type(a.den) is int:
-            step = math.lcm(step, a.den)
-        for o in a.operands:
+    while atoms:  # every variable under an atom, at any depth
+        for o in atoms.pop().operands:
             if isinstance(o, DimExpr):
                 for m in o.terms:
-                    for b, _ in m:
-                        if type(b) is Var:
-                            names.add(b.name)
-                            uses[b.name] = 2
-                        elif b not in seen:
-                            seen.add(b)
-                            atoms.append(b)
-    if independent:
-        owned = {i for i, name in owners if uses[name] == 1}
-        independent = all(i in owned for i, f in enumerate(facts) if isinstance(f, DimExpr))
-    return sorted(names), step if step < 1 << 20 else 1, independent
+                    for a, _ in m:
+                        if type(a) is Var:
+                            uses[a.name] = 2
+                        elif a not in seen:
+                            seen.add(a)
+                            atoms.append(a)
+    for own in owners:
+        found = False
+        for name in own:
+            if uses[name] == 1:
+                found = True
+                break
+        if not found:
+            return False
+    return True
 
 
 def repaired_facts(env: dict[str, int], step: int, facts: Sequence[DimExpr | int]
@@ -183,4 +211,4 @@ def repaired(env: dict[str, int], checks: Sequence[C],
 
 
 __all__ = ["MAX_EVALUATIONS", "MAX_VALUE_BITS", "by_order", "fact_variables", "growth_rates",
-           "linear_vars", "repaired", "repaired_facts"]
+           "have_own_variables", "linear_vars", "repaired", "repaired_facts"]

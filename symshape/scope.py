@@ -44,7 +44,7 @@ from symshape.expr import (
     value_at,
 )
 from symshape.intervals import Bound, BoundStep, IntervalBounds
-from symshape.repair import fact_variables, repaired_facts
+from symshape.repair import fact_variables, have_own_variables, repaired_facts
 from symshape.rules import Constraint
 
 if TYPE_CHECKING:
@@ -509,9 +509,9 @@ class SymbolicScope(IntervalBounds):
         without propagating bounds or the decision procedure (both are left
         for the first question that needs them)."""
         facts = [f for f, _ in self.facts()]
-        names, step, independent = fact_variables(facts)
-        if independent:
+        if have_own_variables(facts):
             return  # every fact has a variable of its own to raise
+        names, step = fact_variables(facts)
         # Repaired from all ones, each variable a multiple of the constant
         # divisors: ``a >= b + 8`` gives a = 9; ``mod(s, 128) == 0`` s = 128.
         start = dict.fromkeys(names, step)

@@ -1062,7 +1062,7 @@ def _of_variables(e: DimExpr) -> bool:
     """Is ``e`` one term of variables (see :func:`_single_lead`)?"""
     if len(e._terms) != 1:
         return False
-    for a, _ in next(iter(e._terms)):
+    for a, _ in next(iter(e._terms)):  # noqa: SIM110 (a loop: no generator object)
         if type(a) is not Var:
             return False
     return True

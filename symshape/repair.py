@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, TypeVar
 
-from symshape.expr import DimExpr, FloorDiv, Terms, Var, value_at
+from symshape.expr import DimExpr, FloorDiv, Mono, Terms, Var, value_at
 
 C = TypeVar("C")
 T = TypeVar("T")
@@ -116,22 +116,12 @@ def have_own_variables(facts: Sequence[DimExpr | int]) -> bool:
                 if e == 1 and type(a) is Var:
                     uses[a.name] = uses.get(a.name, 0) + 1
                     continue
-            for a, _ in m:
-                if type(a) is Var:
-                    uses[a.name] = 2
-                elif a not in seen:
-                    seen.add(a)
-                    atoms.append(a)
+            _shared_variables(m, uses, seen, atoms)
     while atoms:  # every variable under an atom, at any depth
         for o in atoms.pop().operands:
             if isinstance(o, DimExpr):
                 for m in o.terms:
-                    for a, _ in m:
-                        if type(a) is Var:
-                            uses[a.name] = 2
-                        elif a not in seen:
-                            seen.add(a)
-                            atoms.append(a)
+                    _shared_variables(m, uses, seen, atoms)
     for own in owners:
         found = False
         for name in own:
@@ -141,6 +131,17 @@ def have_own_variables(facts: Sequence[DimExpr | int]) -> bool:
         if not found:
             return False
     return True
+
+
+def _shared_variables(m: Mono, uses: dict[str, int], seen: set[Any], atoms: list[Any]) -> None:
+    """Mark the variables of ``m`` as not any fact's own (``uses`` 2), and
+    queue its atoms not seen yet (see :func:`have_own_variables`)."""
+    for a, _ in m:
+        if type(a) is Var:
+            uses[a.name] = 2
+        elif a not in seen:
+            seen.add(a)
+            atoms.append(a)
 
 
 def repaired_facts(env: dict[str, int], step: int, facts: Sequence[DimExpr | int]

@@ -36,8 +36,8 @@ from typing import Any, Final, Generic, NamedTuple, TypeVar
 
 from symshape._resources import grammar_text
 
-__all__ = ["START_WHAT", "FastParser", "Terminal", "TextCache", "digits_to_int", "fast_parser",
-           "function_name", "read_terminals"]
+__all__ = ["START_WHAT", "FastParser", "RecentTable", "Terminal", "TextCache", "digits_to_int",
+           "fast_parser", "function_name", "read_terminals"]
 
 START_WHAT: Final = {
     "expr_input": "dimension expression",
@@ -91,61 +91,78 @@ def function_name(call_token: str) -> str:
     return call_token.rstrip("( \t\f\r\n")
 
 
-R = TypeVar("R")
-_ABSENT: Final[Any] = object()  # no entry (None is the entry of a text parsed once)
+K = TypeVar("K")
+V = TypeVar("V")
+_ABSENT: Final[Any] = object()  # no entry
 
 
-class TextCache(Generic[R]):
-    """``parse(text)`` remembered for texts parsed at least twice, among the
-    texts parsed most recently (between ``size`` and ``2 * size`` of them).
+class RecentTable(Generic[K, V]):
+    """The entries put most recently: between ``size`` and ``2 * size`` of
+    them.  Two generations of plain dicts: a hit in the older one moves the
+    entry to the newer one, and when the newer one is full it becomes the
+    older one (the oldest entries are dropped at once, in O(1), where
+    dropping them one by one from the front of a dict slows every later
+    drop).  No lock: a race between threads at worst drops an entry, which a
+    cache only recomputes."""
 
-    Not ``functools.lru_cache``, which keeps every text's result: with new
-    texts at every call (a fresh export per model, variables named anew),
-    parse trees (tuples the garbage collector tracks until it has looked at
-    them once per level of nesting) live long enough to reach its oldest
-    generation and make full collections frequent, a tenth of the time to
-    build a scope.  Here a text is remembered first by itself (a string, which
-    the collector never tracks), and its result only when it comes back.  Two
-    generations of plain dicts: a hit in the older one moves the text to the
-    newer one, and when the newer one is full it becomes the older one (the
-    oldest texts are dropped at once, in O(1)).  Exceptions are not
-    remembered (a malformed text is parsed again, and raises again).
-    """
-
-    __slots__ = ("_parse", "_size", "_new", "_old")
-
-    def __init__(self, parse: Callable[[str], R], size: int) -> None:
-        self._parse = parse
+    def __init__(self, size: int) -> None:
         self._size = size
-        # text -> its result, or None for a text parsed once
-        self._new: dict[str, R | None] = {}
-        self._old: dict[str, R | None] = {}
+        self._new: dict[K, V] = {}
+        self._old: dict[K, V] = {}
 
-    def __call__(self, text: str) -> R:
-        got = self._new.get(text, _ABSENT)
+    def get(self, key: K, default: Any = None) -> Any:
+        """The entry of ``key``, or ``default``."""
+        got = self._new.get(key, _ABSENT)
         if got is _ABSENT:
-            got = self._old.get(text, _ABSENT)
-            if got is not None and got is not _ABSENT:
-                self._store(text, got)  # a result: keep it among the recent texts
-                return got
-        elif got is not None:
-            return got
-        result = self._parse(text)
-        # a text seen before (None) gets its result; a new one is only noted
-        self._store(text, result if got is None else None)
-        return result
+            got = self._old.get(key, _ABSENT)
+            if got is _ABSENT:
+                return default
+            self.put(key, got)  # keep it among the recent entries
+        return got
 
-    def _store(self, text: str, value: R | None) -> None:
+    def put(self, key: K, value: V) -> None:
+        """Set the entry of ``key``."""
         new = self._new
-        new[text] = value
+        new[key] = value
         if len(new) >= self._size:
             self._old = new
             self._new = {}
 
     def clear(self) -> None:
-        """Forget every text."""
+        """Drop every entry."""
         self._new = {}
         self._old = {}
+
+
+class TextCache:  # (holds its table: a compiled subclass of a generic class crashed at import)
+    """``parse(text)`` remembered for texts parsed at least twice, among the
+    texts parsed most recently (a :class:`RecentTable` of ``size``).
+
+    Not ``functools.lru_cache``, which keeps every text's result: with new
+    texts at every call (a fresh export per model, variables named anew),
+    parse trees (tuples the garbage collector tracks until it has looked at
+    them once per level of nesting) live long enough to reach its oldest
+    generation, where each one counts toward the next full collection.  Here a
+    text is remembered first by itself (a string, which the collector never
+    tracks), and its result only when it comes back.  Exceptions are not
+    remembered (a malformed text is parsed again, and raises again).
+    """
+
+    def __init__(self, parse: Callable[[str], Any], size: int) -> None:
+        self._parse = parse
+        self.table: RecentTable[str, Any] = RecentTable(size)  # text -> result; None: seen once
+
+    def __call__(self, text: str) -> Any:
+        got = self.table.get(text, _ABSENT)
+        if got is not None and got is not _ABSENT:
+            return got
+        result = self._parse(text)
+        self.table.put(text, result if got is None else None)  # its result the second time
+        return result
+
+    def clear(self) -> None:
+        """Forget every text."""
+        self.table.clear()
 
 
 # --------------------------------------------------------------------------- terminals

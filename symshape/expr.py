@@ -1074,8 +1074,11 @@ def _single_lead(e: DimExpr) -> _Lead | None:
     Only then is the key cheap: a floordiv or max atom would need its sort
     key computed, a walk over its operands that most expressions never need.
     """
-    if not _of_variables(e):
-        return None
+    return _variables_lead(e) if _of_variables(e) else None
+
+
+def _variables_lead(e: DimExpr) -> _Lead:
+    """The leading ``(key, monomial)`` of ``e``, one term of variables."""
     m = next(iter(e._terms))
     lead = e._lead = (mono_key(m), m)
     return lead
@@ -1088,17 +1091,13 @@ def _sum_lead(x: DimExpr, y: DimExpr, out: Terms) -> _Lead | None:
     cancel."""
     l1 = x._lead
     l2 = y._lead
-    # (neither key is computed unless both leads are known)
+    # (neither key is computed unless both leads can be known)
     if l1 is None and not _of_variables(x) or l2 is None and not _of_variables(y):
         return None
     if l1 is None:
-        l1 = _single_lead(x)
-        if l1 is None:
-            return None
+        l1 = _variables_lead(x)
     if l2 is None:
-        l2 = _single_lead(y)
-        if l2 is None:
-            return None
+        l2 = _variables_lead(y)
     k1 = l1[0]
     k2 = l2[0]
     if k1 is k2 or k1 == k2:

@@ -87,9 +87,12 @@ def have_own_variables(facts: Sequence[DimExpr | int]) -> bool:
     with ``c > 0`` whose variable occurs nowhere else in the facts.  Facts
     that all have one hold together (fix the other variables at 1, then raise
     each fact's own variable until the fact holds), as ``b >= 16`` and
-    ``a >= b + 8`` do.  (Plain loops, the cheap test first: this runs on
+    ``a >= b + 8`` do.  (Plain loops, one pass over the facts: this runs on
     every scope built.)"""
     owners: list[list[str]] = []  # per fact: the variables of its terms c*x, c > 0
+    uses: dict[str, int] = {}  # variable -> its terms c*x in the facts (2: elsewhere too)
+    seen: set[Any] = set()
+    atoms: list[Any] = []
     for f in facts:
         if not isinstance(f, DimExpr):
             if f < 0:
@@ -97,26 +100,17 @@ def have_own_variables(facts: Sequence[DimExpr | int]) -> bool:
             continue
         own: list[str] = []
         for m, c in f.terms.items():
-            if c > 0 and len(m) == 1:
-                a, e = m[0]
-                if e == 1 and type(a) is Var:
-                    own.append(a.name)
-        if not own:
-            return False
-        owners.append(own)
-    uses: dict[str, int] = {}  # variable -> its terms c*x in the facts (2: elsewhere too)
-    seen: set[Any] = set()
-    atoms: list[Any] = []
-    for f in facts:
-        if not isinstance(f, DimExpr):
-            continue
-        for m in f.terms:
             if len(m) == 1:
                 a, e = m[0]
                 if e == 1 and type(a) is Var:
                     uses[a.name] = uses.get(a.name, 0) + 1
+                    if c > 0:
+                        own.append(a.name)
                     continue
             _shared_variables(m, uses, seen, atoms)
+        if not own:
+            return False
+        owners.append(own)
     while atoms:  # every variable under an atom, at any depth
         for o in atoms.pop().operands:
             if isinstance(o, DimExpr):

@@ -21,6 +21,7 @@ from functools import partial
 from types import CodeType
 from typing import TYPE_CHECKING, Any
 
+from symshape._fastparse import RecentTable
 from symshape._mypyc import mypyc_attr
 from symshape.build import shape_in_scope
 from symshape.errors import (
@@ -558,43 +559,17 @@ _TEMPLATES_MAX = 256
 _TEMPLATES_LOCK = threading.Lock()
 
 
-@mypyc_attr(native_class=False)
-class _RecentTexts:
-    """The constraint lists of the last scopes built (between ``size`` and
-    ``2 * size`` of them): two generations of plain dicts, the older dropped
-    at once when the newer fills up.  No lock: a race between threads at
-    worst forgets a list, which only delays its template."""
-
-    def __init__(self, size: int) -> None:
-        self._size = size
-        self._new: dict[tuple[str, ...], None] = {}
-        self._old: dict[tuple[str, ...], None] = {}
-
-    def first_sight(self, texts: tuple[str, ...]) -> bool:
-        """Note ``texts``; whether they were not among the recent lists."""
-        if texts in self._new or texts in self._old:
-            return False
-        new = self._new
-        new[texts] = None
-        if len(new) >= self._size:
-            self._old = new
-            self._new = {}
-        return True
-
-    def clear(self) -> None:
-        """Forget every list."""
-        self._new = {}
-        self._old = {}
-
-
-_SEEN_ONCE = _RecentTexts(2 * _TEMPLATES_MAX)
+# The constraint lists of the last scopes built (a template is kept the
+# second time a list is seen).
+_SEEN_ONCE: RecentTable[tuple[str, ...], bool] = RecentTable(2 * _TEMPLATES_MAX)
 
 
 def _seen(texts: tuple[str, ...], scope: SymbolicScope) -> None:
     """Note that ``scope`` was just built from ``texts`` and found
     satisfiable; the second time, keep a private copy of its fixed facts for
     later scopes with the same texts."""
-    if _SEEN_ONCE.first_sight(texts):
+    if not _SEEN_ONCE.get(texts, False):
+        _SEEN_ONCE.put(texts, True)
         return
     template = SymbolicScope()
     template._copy_facts_from(scope, lazy=False)

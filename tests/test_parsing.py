@@ -473,12 +473,12 @@ def test_text_cache_keeps_trees_of_texts_seen_again_and_stays_bounded() -> None:
     assert cache("x") is cache("x") and calls == ["x", "x"]
     for i in range(20):  # many new texts: at most 2 * size remembered
         cache(f"t{i}")
-        assert len(cache._new) + len(cache._old) <= 8
+        assert len(cache.table._new) + len(cache.table._old) <= 8
     calls.clear()
     cache("x")
     assert calls == ["x"]  # dropped with the older generation
     cache.clear()
-    assert not cache._new and not cache._old
+    assert not cache.table._new and not cache.table._old
 
     def fail(text: str) -> tuple[str]:
         raise ParseError("bad", text=text, column=1)

@@ -1304,7 +1304,7 @@ def value_at(e: DimExpr | int, env: Mapping[str, int], memo: dict[Any, int | Non
             if type(a) is Var:
                 x = env.get(a.name, 1)
                 if x != 1:
-                    p *= x ** k
+                    p *= x if k == 1 else x ** k
                 continue
             if a in memo:
                 v = memo[a]
@@ -1323,13 +1323,18 @@ def value_at(e: DimExpr | int, env: Mapping[str, int], memo: dict[Any, int | Non
 def _over_variables(a: Atom) -> bool:
     """Are the operands of ``a`` constants or polynomials in variables only
     (``not compound_children(a)``, without building the list)?"""
-    for o in a.operands:
-        if type(o) is not int:
-            assert isinstance(o, DimExpr)
-            for m in o._terms:
-                for b, _ in m:
-                    if type(b) is not Var:
-                        return False
+    if type(a) is FloorDiv:
+        return _of_variables_only(a.num) and _of_variables_only(a.den)
+    return _of_variables_only(a.arg)  # type: ignore[attr-defined]
+
+
+def _of_variables_only(o: DimExpr | int) -> bool:
+    if type(o) is not int:
+        assert isinstance(o, DimExpr)
+        for m in o._terms:
+            for b, _ in m:
+                if type(b) is not Var:
+                    return False
     return True
 
 

@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, TypeVar
 
-from symshape.expr import DimExpr, FloorDiv, Mono, Terms, Var, value_at
+from symshape.expr import DimExpr, FloorDiv, Terms, Var, value_at
 
 C = TypeVar("C")
 T = TypeVar("T")
@@ -82,60 +82,186 @@ def fact_variables(facts: Sequence[DimExpr | int]) -> tuple[list[str], int]:
     return sorted(names), step if step < 1 << 20 else 1
 
 
-def have_own_variables(facts: Sequence[DimExpr | int]) -> bool:
-    """Whether every fact ``f >= 0`` has a variable of its own: a term ``c*x``
-    with ``c > 0`` whose variable occurs nowhere else in the facts.  Facts
-    that all have one hold together (fix the other variables at 1, then raise
-    each fact's own variable until the fact holds), as ``b >= 16`` and
-    ``a >= b + 8`` do.  (Plain loops, one pass over the facts: this runs on
-    every scope built.)"""
-    owners: list[list[str]] = []  # per fact: the variables of its terms c*x, c > 0
-    uses: dict[str, int] = {}  # variable -> its terms c*x in the facts (2: elsewhere too)
-    seen: set[Any] = set()
-    atoms: list[Any] = []
-    for f in facts:
+#: a check: ``f >= 0`` (kind 1) or ``f == 0`` (kind 0)
+Check = tuple[DimExpr | int, int]
+
+
+def shown_to_hold(checks: Sequence[Check]) -> bool:
+    """Whether cheap arguments show that the checks hold together (False:
+    not shown; the caller goes on with stronger means).
+
+    First the checks that a variable of their own settles are peeled off: an
+    inequality with a term ``c*x`` (``c > 0``) whose variable occurs in no
+    other check left and nowhere else in it.  Whatever valuation the rest
+    has, raising ``x`` makes that check hold and changes no other check
+    left, so the checks peeled last are fixed first (``a >= b + 8`` goes,
+    then ``b >= 16``).  What is left must hold where every variable is the
+    lcm of its constant divisors (``s = 128`` for ``mod(s, 128) == 0``), or
+    at what :func:`repaired` makes of that; its variables are no peeled
+    check's own, so raising those afterwards keeps it.  A check under a
+    symbolic divisor is never peeled (the divisor could be 0 where the
+    others fix it): it is evaluated exactly.  Linear in the size of the
+    checks, few allocations: this runs on every scope built."""
+    n = len(checks)
+    owns: list[list[str] | None] = [None] * n  # variables that may settle check i
+    names: list[list[str]] = [[]] * n  # the variables of check i
+    steps = [1] * n  # the lcm of the constant divisors of check i
+    occurs: dict[str, int] = {}  # variable -> checks not peeled yet that have it
+    where: dict[str, list[int]] | None = None  # variable -> the checks with it (when needed)
+    todo: list[int] = []
+    for i in range(n):
+        f, kind = checks[i]
         if not isinstance(f, DimExpr):
-            if f < 0:
+            if f < 0 or (kind == 0 and f != 0):
                 return False
             continue
-        own: list[str] = []
+        here: list[str] = []
+        own: list[str] | None = None
+        others: set[str] | None = None
+        atoms: list[Any] | None = None
         for m, c in f.terms.items():
-            if len(m) == 1:
-                a, e = m[0]
-                if e == 1 and type(a) is Var:
-                    uses[a.name] = uses.get(a.name, 0) + 1
-                    if c > 0:
-                        own.append(a.name)
-                    continue
-            _shared_variables(m, uses, seen, atoms)
-        if not own:
-            return False
-        owners.append(own)
-    while atoms:  # every variable under an atom, at any depth
-        for o in atoms.pop().operands:
+            if len(m) == 1 and m[0][1] == 1 and type(m[0][0]) is Var:
+                x = m[0][0].name
+                here.append(x)
+                if kind == 1 and c > 0:
+                    if own is None:
+                        own = []
+                    own.append(x)
+                continue
+            for a, _ in m:
+                if type(a) is Var:
+                    if others is None:
+                        others = set()
+                    others.add(a.name)
+                elif atoms is None:
+                    atoms = [a]
+                else:
+                    atoms.append(a)
+        if atoms is not None:
+            if others is None:
+                others = set()
+            steps[i], exact = _atoms_below(atoms, others)
+            if exact:
+                own = None
+        if others is not None:
+            if own is not None:
+                own = [x for x in own if x not in others]
+            linear = set(here)
+            for x in others:
+                if x not in linear:
+                    here.append(x)
+        names[i] = here
+        for x in here:
+            occurs[x] = occurs.get(x, 0) + 1
+        if own:
+            owns[i] = own
+            todo.append(i)
+    peeled = [not isinstance(f, DimExpr) for f, _ in checks]
+    while todo:
+        i = todo.pop()
+        own = owns[i]
+        if peeled[i] or own is None or not _has_own(own, occurs):
+            continue
+        peeled[i] = True
+        for x in names[i]:
+            occurs[x] -= 1
+            if occurs[x] == 1:  # the one check left with x may peel now
+                if where is None:
+                    where = _checks_with(names)
+                for j in where[x]:
+                    if not peeled[j] and owns[j] is not None:
+                        todo.append(j)
+    rest = [i for i in range(n) if not peeled[i]]
+    if not rest:
+        return True
+    step = 1
+    env: dict[str, int] = {}
+    for i in rest:
+        step = math.lcm(step, steps[i])
+        for x in names[i]:
+            env[x] = 0
+    if step >= 1 << 20:
+        step = 1
+    for x in env:
+        env[x] = step
+    memo: dict[Any, int | None] = {}  # (atom values at env, shared by the checks)
+    holds = True
+    for i in rest:
+        f, kind = checks[i]
+        v = value_at(f, env, memo)
+        if v is None or v < 0 or (kind == 0 and v != 0):
+            holds = False
+            break
+    if holds:
+        return True
+    signed: list[tuple[DimExpr | int, int]] = []
+    for i in rest:
+        f, kind = checks[i]
+        signed.append((f, 1))
+        if kind == 0:
+            signed.append((f, -1))
+    return repaired(dict(sorted(env.items())), signed, _signed_value, _signed_rates,
+                    str, step) is not None
+
+
+def _checks_with(names: list[list[str]]) -> dict[str, list[int]]:
+    """Variable -> the indices of the checks that have it."""
+    where: dict[str, list[int]] = {}
+    for i, here in enumerate(names):
+        for x in here:
+            w = where.get(x)
+            if w is None:
+                where[x] = [i]
+            else:
+                w.append(i)
+    return where
+
+
+def _atoms_below(atoms: list[Any], names: set[str]) -> tuple[int, bool]:
+    """Walk ``atoms`` and every atom below them, adding their variables to
+    ``names``: the lcm of their constant divisors, and whether one has a
+    symbolic divisor."""
+    step = 1
+    exact = False
+    seen: set[Any] = set()
+    while atoms:
+        a = atoms.pop()
+        if a in seen:
+            continue
+        seen.add(a)
+        if type(a) is FloorDiv:
+            if type(a.den) is int:
+                step = math.lcm(step, a.den)
+            else:
+                exact = True
+        for o in a.operands:
             if isinstance(o, DimExpr):
                 for m in o.terms:
-                    _shared_variables(m, uses, seen, atoms)
-    for own in owners:
-        found = False
-        for name in own:
-            if uses[name] == 1:
-                found = True
-                break
-        if not found:
-            return False
-    return True
+                    for b, _ in m:
+                        if type(b) is Var:
+                            names.add(b.name)
+                        elif b not in seen:
+                            atoms.append(b)
+    return step, exact
 
 
-def _shared_variables(m: Mono, uses: dict[str, int], seen: set[Any], atoms: list[Any]) -> None:
-    """Mark the variables of ``m`` as not any fact's own (``uses`` 2), and
-    queue its atoms not seen yet (see :func:`have_own_variables`)."""
-    for a, _ in m:
-        if type(a) is Var:
-            uses[a.name] = 2
-        elif a not in seen:
-            seen.add(a)
-            atoms.append(a)
+def _has_own(own: list[str], occurs: dict[str, int]) -> bool:
+    for x in own:  # noqa: SIM110 (a plain loop: no generator object)
+        if occurs[x] == 1:
+            return True
+    return False
+
+
+def _signed_value(env: dict[str, int], check: tuple[DimExpr | int, int]) -> int | None:
+    v = value_at(check[0], env, {})
+    return None if v is None else check[1] * v
+
+
+def _signed_rates(check: tuple[DimExpr | int, int]) -> Mapping[str, int | Fraction]:
+    f, sign = check
+    if isinstance(f, int):
+        return {}
+    return growth_rates(f.terms if sign > 0 else {m: -c for m, c in f.terms.items()})
 
 
 def repaired_facts(env: dict[str, int], step: int, facts: Sequence[DimExpr | int]
@@ -206,4 +332,4 @@ def repaired(env: dict[str, int], checks: Sequence[C],
 
 
 __all__ = ["MAX_EVALUATIONS", "MAX_VALUE_BITS", "by_order", "fact_variables", "growth_rates",
-           "have_own_variables", "linear_vars", "repaired", "repaired_facts"]
+           "linear_vars", "repaired", "repaired_facts", "shown_to_hold", "Check"]

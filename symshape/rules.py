@@ -19,6 +19,7 @@ from symshape.build import parse_comparison_in_scope
 from symshape.errors import SymshapeError, UnsatisfiableConstraintsError
 from symshape.expr import (
     _ONE,
+    Atom,
     DimExpr,
     FloorDiv,
     Mono,
@@ -42,38 +43,55 @@ class Constraint:
     ``text`` is what the user wrote (for a chain, the whole chain), ``op`` is
     ``">="`` or ``"=="`` and ``lhs``/``rhs`` the two sides after the strict
     comparisons were tightened (``a > b`` is kept as ``a >= b + 1``).
-    Immutable.  A constraint copied from a scope built from the same texts
-    copies its sides on first use: only the adapters and messages read them.
+    Immutable: the fields are read-only properties.  A constraint copied from
+    a scope built from the same texts copies its sides on first use: only the
+    adapters and messages read them.
     """
 
-    __slots__ = ("text", "op", "diff", "_sides", "_copy_from")
+    # (read-only properties over private slots rather than a __setattr__ that
+    # raises: building a constraint then costs plain slot stores, on every
+    # scope built)
+    __slots__ = ("_text", "_op", "_diff", "_sides", "_copy_from")
 
-    text: str
-    op: str
-    diff: DimExpr | int
+    _text: str
+    _op: str
+    _diff: DimExpr | int
     _sides: tuple[DimExpr | int, DimExpr | int] | None
     _copy_from: tuple[Constraint, ScopeCopier] | None
 
     def __init__(self, text: str, op: str, lhs: DimExpr | int, rhs: DimExpr | int,
                  diff: DimExpr | int) -> None:
-        init = object.__setattr__
-        init(self, "text", text)
-        init(self, "op", op)
-        init(self, "diff", diff)
-        init(self, "_sides", (lhs, rhs))
-        init(self, "_copy_from", None)
+        self._text = text
+        self._op = op
+        self._diff = diff
+        self._sides = (lhs, rhs)
+        self._copy_from = None
 
     @classmethod
     def copied(cls, src: Constraint, cp: ScopeCopier) -> Constraint:
         """``src`` with its expressions copied by ``cp`` (the sides lazily)."""
         c = cls.__new__(cls)
-        init = object.__setattr__
-        init(c, "text", src.text)
-        init(c, "op", src.op)
-        init(c, "diff", cp.expr(src.diff))
-        init(c, "_sides", None)
-        init(c, "_copy_from", (src, cp))
+        c._text = src._text
+        c._op = src._op
+        c._diff = cp.expr(src._diff)
+        c._sides = None
+        c._copy_from = (src, cp)
         return c
+
+    @property
+    def text(self) -> str:
+        """The constraint as the user wrote it (a chain: the whole chain)."""
+        return self._text
+
+    @property
+    def op(self) -> str:
+        """``">="`` or ``"=="``."""
+        return self._op
+
+    @property
+    def diff(self) -> DimExpr | int:
+        """``lhs - rhs``, the canonical expression compared with 0."""
+        return self._diff
 
     def _get_sides(self) -> tuple[DimExpr | int, DimExpr | int]:
         sides = self._sides
@@ -81,8 +99,8 @@ class Constraint:
             assert self._copy_from is not None
             src, cp = self._copy_from
             sides = (cp.expr(src.lhs), cp.expr(src.rhs))
-            object.__setattr__(self, "_sides", sides)
-            object.__setattr__(self, "_copy_from", None)
+            self._sides = sides
+            self._copy_from = None
         return sides
 
     @property
@@ -94,9 +112,6 @@ class Constraint:
     def rhs(self) -> DimExpr | int:
         """The right side."""
         return self._get_sides()[1]
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"a Constraint is immutable (cannot set {name!r})")
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Constraint):
@@ -279,12 +294,10 @@ class ConstraintRules:
                     continue
                 tried.add(m)
                 coeff = terms.get(m)
-                if coeff is None or m in self._term_rules:
+                if coeff is None or m in self._term_rules or _occurs_elsewhere(m, terms):
                     continue
                 # (the other terms of a normalized sum are normalized: no arithmetic)
-                rest = DimExpr.make({t: v for t, v in terms.items() if t != m}, self._whole)
-                if _occurs(m, rest):
-                    continue
+                rest = DimExpr.make({t: v for t, v in terms.items() if t is not m}, self._whole)
                 # coeff*m + rest == 0  =>  |coeff|*m == -sign(coeff)*rest
                 k = abs(coeff)
                 rhs = -rest if coeff > 0 else rest
@@ -319,19 +332,30 @@ class ConstraintRules:
         return out
 
 
-def _occurs(m: Mono, e: DimExpr | int) -> bool:
-    """Does any atom of ``m`` occur in ``e`` (at any depth)?"""
-    if isinstance(e, int):
-        return False
-    wanted = {a for a, _ in m}
+def _occurs_elsewhere(m: Mono, terms: Terms) -> bool:
+    """Does an atom of ``m`` occur in a term of ``terms`` other than ``m`` (at
+    any depth)?  Then ``m`` cannot be solved for.  (On the term map: the
+    candidates that fail build no expression.)"""
+    wanted = [a for a, _ in m]
     seen: set[Any] = set()
-    stack = [e]
+    stack: list[Atom] = []
+    for t in terms:
+        if t is m:
+            continue
+        for a, _ in t:
+            if a in wanted:
+                return True
+            if type(a) is not Var and a not in seen:
+                seen.add(a)
+                stack.append(a)
     while stack:  # (stops at the first hit; nested atoms are walked once)
-        for t in stack.pop().terms:
-            for a, _ in t:
-                if a in wanted:
-                    return True
-                if type(a) is not Var and a not in seen:
-                    seen.add(a)
-                    stack.extend(o for o in a.operands if isinstance(o, DimExpr))
+        for o in stack.pop().operands:
+            if isinstance(o, DimExpr):
+                for t in o.terms:
+                    for a, _ in t:
+                        if a in wanted:
+                            return True
+                        if type(a) is not Var and a not in seen:
+                            seen.add(a)
+                            stack.append(a)
     return False

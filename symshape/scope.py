@@ -45,7 +45,7 @@ from symshape.expr import (
     value_at,
 )
 from symshape.intervals import Bound, BoundStep, IntervalBounds
-from symshape.repair import fact_variables, have_own_variables, repaired_facts
+from symshape.repair import Check, fact_variables, repaired_facts, shown_to_hold
 from symshape.rules import Constraint
 
 if TYPE_CHECKING:
@@ -509,9 +509,12 @@ class SymbolicScope(IntervalBounds):
         contradictory.  A cheap valuation that satisfies them settles it
         without propagating bounds or the decision procedure (both are left
         for the first question that needs them)."""
+        checks: list[Check] = [(c.diff, 0 if c.op == "==" else 1) for c in self._constraints]
+        for f, _ in self._implicit:
+            checks.append((f, 1))
+        if shown_to_hold(checks):
+            return
         facts = [f for f, _ in self.facts()]
-        if have_own_variables(facts):
-            return  # every fact has a variable of its own to raise
         names, step = fact_variables(facts)
         # Repaired from all ones, each variable a multiple of the constant
         # divisors: ``a >= b + 8`` gives a = 9; ``mod(s, 128) == 0`` s = 128.

@@ -17,11 +17,12 @@ import re
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracle import Z3Oracle
 
 import symshape
 from symshape import SymbolicScope, UnsatisfiableConstraintsError
-from symshape.expr import value_at
-from symshape.repair import fact_variables, growth_rates, have_own_variables, repaired_facts
+from symshape.expr import DimExpr
+from symshape.repair import fact_variables, growth_rates, repaired_facts, shown_to_hold
 
 ML_CONSTRAINTS = ["b >= 16", "mod(s, 128) == 0", "a >= b + 8", "max(h, w) <= 4096",
                   "2*h + 1 <= 1024", "16 <= t <= 512", "s <= 8192", "mod(c, 8) == 0",
@@ -120,53 +121,100 @@ def test_satisfiability_is_seen_by_repairing_ones_without_propagation(
     assert repaired_facts(dict.fromkeys(names, step), step, facts) == witness
 
 
-@pytest.mark.parametrize("constraints, independent", [
-    (["b >= 16"], True),
+def _checks(scope: SymbolicScope) -> list[tuple[DimExpr | int, int]]:
+    """The checks the scope's satisfiability test starts from (kind 0: ``== 0``)."""
+    out: list[tuple[DimExpr | int, int]] = [(c.diff, 0 if c.op == "==" else 1)
+                                             for c in scope.constraints]
+    out.extend((f, 1) for f, _ in scope.implicit_facts)
+    return out
+
+
+@pytest.mark.parametrize("constraints, shown", [
+    (["b >= 16"], True),  # b is its own
     (["a >= b + 8"], True),
     (["b - c >= 2", "d >= 3*c + floordiv(e, 4)"], True),
-    (["b >= 16", "a >= b + 8"], False),  # b is raised by one fact, lowered by the other
-    (["16 <= t <= 512"], False),
-    (["mod(s, 128) == 0"], False),
-    (["a*b >= 10"], False),
-    (["a >= floordiv(a, 2) + 3"], False),  # a occurs in an atom too
-    (["a >= b + 1", "b >= a - 5"], False),
+    (["b >= 16", "a >= b + 8"], True),  # b is shared: repaired (b = 16, a = 24)
+    (["16 <= t <= 512"], True),
+    (["mod(s, 128) == 0"], True),  # repaired from s = 128
+    (["a >= floordiv(a, 2) + 3"], True),  # a occurs in an atom too: repaired
+    (["a >= b + 1", "b >= a - 5"], True),
+    (["b^2 <= 4*c"], True),  # c is its own
+    (["a*b >= 10"], False),  # no variable raises the product alone
+    (["a*b >= 10", "c >= 2"], False),  # one group not shown is enough
+    (["c*d >= 65", "mod(s, 8) == 0", "t >= s + 1"], False),  # c = d = 8 falls short
 ])
-def test_facts_with_a_variable_of_their_own(constraints: list[str], independent: bool) -> None:
+def test_checks_shown_to_hold_by_peeling_and_repair(constraints: list[str],
+                                                    shown: bool) -> None:
     constraints, _ = fresh(constraints)
-    facts = [f for f, _ in SymbolicScope(constraints).facts()]
-    assert have_own_variables(facts) is independent
+    assert shown_to_hold(_checks(SymbolicScope(constraints))) is shown
+
+
+def test_a_check_is_peeled_only_by_a_variable_no_other_check_has() -> None:
+    s = SymbolicScope()
+    a, b = s.var("a"), s.var("b")
+    assert shown_to_hold([(b - 3, 1), (a - 5, 1)])
+    assert not shown_to_hold([(a - 5, 1), (5 - a, 1), (a - 6, 1)])  # a <= 5 and a >= 6
+    assert not shown_to_hold([(a - 5, 0), (a - 6, 1)])  # a == 5 and a >= 6
+    assert shown_to_hold([(a - 5, 0), (a - 5, 1), (b - a, 1)])  # b peels; a == 5 holds at 5
+    assert not shown_to_hold([((a // 2) - b, 1), (2 - a, 1), (b - 2, 1)])
+    assert not shown_to_hold([(-1, 1)])
+    assert shown_to_hold([(1, 0)]) is False  # 1 == 0
+    assert shown_to_hold([(0, 0), (3, 1)])
+    assert shown_to_hold([])
+    c, z = s.var("c"), s.var("z")
+    assert shown_to_hold([(z - a * b, 1)])  # z settles it
+    assert not shown_to_hold([(a * b - 10, 1), (z - a * b, 1)])  # z peels, a*b >= 10 stays
+    # a peels; b == 16 is what is left for the repair
+    assert shown_to_hold([(a - b - 8, 1), (b - 16, 0)])
+    # never peeled under a symbolic divisor: c <= 1 makes it 0 (no value)
+    assert not shown_to_hold([(a - b // (c - 1), 1), (1 - c, 1)])
+    # a chain peels from its far end, in time linear in its length
+    xs = [s.var(f"x{i}") for i in range(400)]
+    chain = [(xs[i] - xs[i + 1] - 1, 1) for i in reversed(range(399))]
+    assert shown_to_hold([*chain, (xs[-1] - 5, 1)])
+    assert not shown_to_hold([*chain, (xs[-1] - 5, 1), (5 - xs[0], 1)])
+
+
+_TERM = st.one_of(
+    st.tuples(st.just("lin"), st.integers(0, 3), st.integers(-3, 3)),
+    st.tuples(st.just("fd"), st.integers(0, 3), st.integers(-3, 3), st.integers(2, 6)),
+    st.tuples(st.just("mod"), st.integers(0, 3), st.integers(-3, 3), st.integers(2, 6)),
+    st.tuples(st.just("prod"), st.integers(0, 3), st.integers(-2, 2), st.integers(0, 3)),
+    st.tuples(st.just("sdiv"), st.integers(0, 3), st.integers(-3, 3), st.integers(0, 3),
+              st.integers(0, 2)),
+)
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(st.lists(st.integers(-3, 3), min_size=4, max_size=4),
-                          st.integers(-40, 40)), min_size=1, max_size=4))
-def test_facts_with_variables_of_their_own_hold_together(
-        rows: list[tuple[list[int], int]]) -> None:
-    """Where fact_variables says every fact has a variable of its own, raising
-    that variable from all ones satisfies each fact (the argument the scope's
-    satisfiability check skips its repair on)."""
+@given(st.lists(st.tuples(st.lists(_TERM, min_size=1, max_size=3), st.integers(-40, 40),
+                          st.sampled_from([1, 0])), min_size=1, max_size=5))
+def test_checks_shown_to_hold_are_satisfiable(
+        rows: list[tuple[list[tuple[int, ...]], int, int]]) -> None:
+    """Whatever shown_to_hold shows, z3 finds a valuation for (every variable
+    >= 1, Python's floor division): the argument the scope's satisfiability
+    check returns on must never be wrong."""
     s = SymbolicScope()
     xs = [s.var(n) for n in ("p", "q", "r", "t")]
-    facts = [sum((c * x for c, x in zip(coeffs, xs, strict=True)), start=0) + k
-             for coeffs, k in rows]
-    if not have_own_variables(facts):
+    checks: list[tuple[DimExpr | int, int]] = []
+    for terms, k, kind in rows:
+        f: DimExpr | int = k
+        for t in terms:
+            x, c = xs[t[1]], t[2]
+            if t[0] == "lin":
+                f = f + c * x
+            elif t[0] == "fd":
+                f = f + c * (x // t[3])
+            elif t[0] == "mod":
+                f = f + c * (x % t[3])
+            elif t[0] == "prod":
+                f = f + c * x * xs[t[3]]
+            else:  # a symbolic divisor, >= 1 at every valuation
+                f = f + c * (x // (xs[t[3]] + t[4]))
+        checks.append((f, kind))
+    if not shown_to_hold(checks):
         return
-    names, _ = fact_variables(facts)
-    env = dict.fromkeys(names, 1)
-    for f in facts:
-        if isinstance(f, int):
-            assert f >= 0
-            continue
-        own = [m[0][0].name for m, c in f.terms.items() if len(m) == 1 and m[0][1] == 1
-               and c > 0 and all(m[0][0].name not in g.free_vars for g in facts
-                                 if g is not f and not isinstance(g, int))]
-        assert own
-        v = value_at(f, env, {})
-        assert v is not None
-        if v < 0:
-            c = f.terms[next(m for m in f.terms if m and m[0][0].name == own[0])]
-            env[own[0]] += -(v // c)
-    assert all(value_at(f, env, {}) >= 0 for f in facts)  # type: ignore[operator]
+    oracle = Z3Oracle(s)
+    assert oracle.satisfiable([(">=" if kind else "==", f) for f, kind in checks]) is True
 
 
 def test_propagation_runs_once_when_threads_read_bounds_together() -> None:
@@ -197,7 +245,9 @@ def test_a_floordiv_grows_with_its_numerators_variables() -> None:
     rates = growth_rates(e.terms)
     assert rates == {"a": pytest.approx(6 / 8), "b": pytest.approx(1 + 3 / 8)}
     # a term that shrinks as they grow gives no rate
-    assert growth_rates((b - a // 8).terms) == {"b": 1}
+    shrinking = b - a // 8
+    assert isinstance(shrinking, symshape.DimExpr)
+    assert growth_rates(shrinking.terms) == {"b": 1}
 
 
 @pytest.mark.parametrize("constraints", [

@@ -112,6 +112,19 @@ def test_strict_and_chained_constraints() -> None:
     assert lo == 1 and hi == math.inf
 
 
+def test_constraints_are_immutable() -> None:
+    s = SymbolicScope(["a > b", "mod(c, 4) == 0"])
+    first, second = s.constraints
+    assert (first.text, first.op, str(first.lhs), str(first.rhs)) == ("a > b", ">=", "a", "b + 1")
+    assert (second.op, str(second.diff)) == ("==", "mod(c, 4)")
+    for name in ("text", "op", "diff", "lhs", "rhs"):
+        with pytest.raises(AttributeError):
+            setattr(first, name, 0)
+    with pytest.raises(AttributeError):
+        first.extra = 1  # type: ignore[attr-defined]
+    assert first.text == "a > b" and str(first.diff) == "a - b - 1"
+
+
 def test_comparisons_decide_or_raise() -> None:
     a, b = symbolic_shape("a, b")
     assert a >= 1 and a > 0 and not (a < 1) and (a <= 0) is False

@@ -112,7 +112,8 @@ class Atom:
     # scope (a global table would keep scopes alive).
     # _m1: the atom's degree-1 monomial (see atom_mono); _monos: the
     # monomials interned in this atom (see mono_of), None until first needed
-    # (a variable's table is made with it: variables are shared by threads).
+    # (a variable's table and degree-1 monomial are made with it: variables
+    # are shared by threads).
     # The constructors set the lazily filled slots to None: a missing slot
     # costs an exception to test.
     __slots__ = ("_key", "_digest", "_size", "_shape", "_depth", "_m1", "_monos",
@@ -122,11 +123,6 @@ class Atom:
     _size: int
     _m1: Mono | None
     _monos: dict[tuple[tuple[Atom, int], ...], Mono] | None
-
-    def _init_slots(self, key: tuple[Any, ...] | None) -> None:
-        self._key = key
-        self._m1 = None
-        self._monos = None
 
     @property
     def sort_key(self) -> tuple[Any, ...]:
@@ -162,8 +158,13 @@ class Var(Atom):
 
     def __init__(self, name: str) -> None:
         self.name = name
-        self._init_slots((0, name))
-        self._monos = {}
+        self._key = (0, name)
+        # Its degree-1 monomial at once, interned in it (every variable a
+        # scope hands out needs it; see mono_of and atom_mono).
+        key = ((self, 1),)
+        m = Mono(key)
+        self._monos = {key: m}
+        self._m1 = m
 
     def __repr__(self) -> str:
         return self.name
@@ -186,7 +187,9 @@ class FloorDiv(Atom):
     def __init__(self, num: DimExpr | int, den: DimExpr | int) -> None:
         self.num = num
         self.den = den
-        self._init_slots(None)
+        self._key = None
+        self._m1 = None
+        self._monos = None
 
     def _make_key(self) -> tuple[Any, ...]:
         return (1, _expr_key(self.num), _expr_key(self.den))
@@ -210,7 +213,9 @@ class Max0(Atom):
 
     def __init__(self, arg: DimExpr) -> None:
         self.arg = arg
-        self._init_slots(None)
+        self._key = None
+        self._m1 = None
+        self._monos = None
 
     def _make_key(self) -> tuple[Any, ...]:
         return (2, _expr_key(self.arg))
@@ -1482,7 +1487,8 @@ def _floordiv_const(x: DimExpr, k: int, scope: AlgebraScope) -> DimExpr | int:
     # (nothing pulled out, no content divided and no rule to apply: the
     # numerator is x itself)
     same = x if not quot and g == 1 and not scope.rewrites_terms else None
-    return pulled + _floordiv_const_atom(rem, k, scope, same)
+    atom = _floordiv_const_atom(rem, k, scope, same, reduced=True)
+    return atom if type(pulled) is int and pulled == 0 else pulled + atom
 
 
 def _scale_in(terms: Terms, part: Terms) -> int:
@@ -1501,15 +1507,18 @@ def _scale_in(terms: Terms, part: Terms) -> int:
 
 
 def _floordiv_const_atom(terms: Terms, k: int, scope: AlgebraScope,
-                         same: DimExpr | None = None) -> DimExpr | int:
+                         same: DimExpr | None = None, reduced: bool = False
+                         ) -> DimExpr | int:
     """``floordiv(R, k)`` for normalized ``R`` (no further splitting);
-    ``same``, if given, is an expression whose terms are ``terms``."""
-    # Reduce coefficients again (the sign flip may have produced -k/2).
-    quot, rem = _split_coefficients(terms, k)
-    if quot:
-        num0 = DimExpr.make(rem, scope) if rem else 0
-        return DimExpr.make(quot, scope) + floordiv(num0, k)
-    num = same if same is not None else DimExpr.make(rem, scope)
+    ``same``, if given, is an expression whose terms are ``terms``;
+    ``reduced``: the coefficients are known to be reduced already."""
+    if not reduced:
+        # Reduce coefficients again (the sign flip may have produced -k/2).
+        quot, terms = _split_coefficients(terms, k)
+        if quot:
+            num0 = DimExpr.make(terms, scope) if terms else 0
+            return DimExpr.make(quot, scope) + floordiv(num0, k)
+    num = same if same is not None else DimExpr.make(terms, scope)
     if isinstance(num, int):
         return num // k
     nested = _merge_nested_floordiv(num, k, scope)

@@ -109,11 +109,13 @@ def shown_to_hold(checks: Sequence[Check]) -> bool:
     occurs: dict[str, int] = {}  # variable -> checks not peeled yet that have it
     where: dict[str, list[int]] | None = None  # variable -> the checks with it (when needed)
     todo: list[int] = []
+    peeled = [False] * n
     for i in range(n):
         f, kind = checks[i]
         if not isinstance(f, DimExpr):
             if f < 0 or (kind == 0 and f != 0):
                 return False
+            peeled[i] = True
             continue
         here: list[str] = []
         own: list[str] | None = None
@@ -156,7 +158,6 @@ def shown_to_hold(checks: Sequence[Check]) -> bool:
         if own:
             owns[i] = own
             todo.append(i)
-    peeled = [not isinstance(f, DimExpr) for f, _ in checks]
     while todo:
         i = todo.pop()
         own = owns[i]
@@ -171,35 +172,37 @@ def shown_to_hold(checks: Sequence[Check]) -> bool:
                 for j in where[x]:
                     if not peeled[j] and owns[j] is not None:
                         todo.append(j)
-    rest = [i for i in range(n) if not peeled[i]]
-    if not rest:
-        return True
     step = 1
     env: dict[str, int] = {}
-    for i in rest:
-        step = math.lcm(step, steps[i])
-        for x in names[i]:
-            env[x] = 0
+    for i in range(n):
+        if not peeled[i]:
+            step = math.lcm(step, steps[i])
+            for x in names[i]:
+                env[x] = 0
+    if not env:
+        return True  # every check peeled
     if step >= 1 << 20:
         step = 1
     for x in env:
         env[x] = step
     memo: dict[Any, int | None] = {}  # (atom values at env, shared by the checks)
     holds = True
-    for i in rest:
-        f, kind = checks[i]
-        v = value_at(f, env, memo)
-        if v is None or v < 0 or (kind == 0 and v != 0):
-            holds = False
-            break
+    for i in range(n):
+        if not peeled[i]:
+            f, kind = checks[i]
+            v = value_at(f, env, memo)
+            if v is None or v < 0 or (kind == 0 and v != 0):
+                holds = False
+                break
     if holds:
         return True
     signed: list[tuple[DimExpr | int, int]] = []
-    for i in rest:
-        f, kind = checks[i]
-        signed.append((f, 1))
-        if kind == 0:
-            signed.append((f, -1))
+    for i in range(n):
+        if not peeled[i]:
+            f, kind = checks[i]
+            signed.append((f, 1))
+            if kind == 0:
+                signed.append((f, -1))
     return repaired(dict(sorted(env.items())), signed, _signed_value, _signed_rates,
                     str, step) is not None
 

@@ -278,31 +278,38 @@ class ConstraintRules:
         assert isinstance(d, DimExpr)
         terms = d.terms
         # Candidates in order: a side that is a single term; a variable with
-        # coefficient +-1, leading first; any term, leading first.  Each group
-        # is sorted only when more than one of it is left to try (by_order):
-        # sort keys of new monomials cost more than the rest of this.
-        sides = [next(iter(side.terms)) for side in (c.lhs, c.rhs)
-                 if isinstance(side, DimExpr) and len(side.terms) == 1
-                 and _ONE not in side.terms]
-        unit_vars = [m for m in terms if len(m) == 1 and m[0][1] == 1
+        # coefficient +-1, leading first; any other term, leading first.  A
+        # group is sorted only when it has more than one candidate left
+        # (by_order): sort keys of new monomials cost more than the rest of
+        # this.  (A candidate fails or succeeds the same way in any group.)
+        tried: list[Mono] = []
+        for side in c._get_sides():
+            if isinstance(side, DimExpr) and len(side.terms) == 1 and _ONE not in side.terms:
+                m = next(iter(side.terms))
+                if self._solve_for(m, terms, c):
+                    return
+                tried.append(m)
+        unit_vars = [m for m in terms if len(m) == 1 and m[0][1] == 1 and m not in tried
                      and type(m[0][0]) is Var and abs(terms[m]) == 1]
-        tried: set[Mono] = set()
-        for group in (sides, unit_vars, [m for m in terms if m]):
-            left = [m for m in group if m not in tried]
-            for m in (left if group is sides else by_order(left, mono_key)):
-                if m in tried:
-                    continue
-                tried.add(m)
-                coeff = terms.get(m)
-                if coeff is None or m in self._term_rules or _occurs_elsewhere(m, terms):
-                    continue
-                # (the other terms of a normalized sum are normalized: no arithmetic)
-                rest = DimExpr.make({t: v for t, v in terms.items() if t is not m}, self._whole)
-                # coeff*m + rest == 0  =>  |coeff|*m == -sign(coeff)*rest
-                k = abs(coeff)
-                rhs = -rest if coeff > 0 else rest
-                self._install_rule(m, k, rhs, c)
+        for m in by_order(unit_vars, mono_key):
+            if self._solve_for(m, terms, c):
                 return
+        tried.extend(unit_vars)
+        for t in by_order([t for t in terms if t and t not in tried], mono_key):
+            if self._solve_for(t, terms, c):
+                return
+
+    def _solve_for(self, m: Mono, terms: Terms, c: Constraint) -> bool:
+        """Install ``coeff*m + rest == 0`` as the rule ``|coeff|*m ->
+        -sign(coeff)*rest`` unless ``m`` is not a term, has a rule already, or
+        has an atom that ``rest`` has too."""
+        coeff = terms.get(m)
+        if coeff is None or m in self._term_rules or _occurs_elsewhere(m, terms):
+            return False
+        # (the other terms of a normalized sum are normalized: no arithmetic)
+        rest = DimExpr.make({t: v for t, v in terms.items() if t is not m}, self._whole)
+        self._install_rule(m, abs(coeff), -rest if coeff > 0 else rest, c)
+        return True
 
     def _install_rule(self, m: Mono, k: int, rhs: DimExpr | int, c: Constraint) -> None:
         if k == 1 and len(m) == 1 and m[0][1] == 1 and type(m[0][0]) is Var:

@@ -347,22 +347,24 @@ def _occurs_elsewhere(m: Mono, terms: Terms) -> bool:
     seen: set[Any] = set()
     stack: list[Atom] = []
     for t in terms:
-        if t is m:
-            continue
-        for a, _ in t:
-            if a in wanted:
-                return True
-            if type(a) is not Var and a not in seen:
-                seen.add(a)
-                stack.append(a)
+        if t is not m and _meets(t, wanted, seen, stack):
+            return True
     while stack:  # (stops at the first hit; nested atoms are walked once)
         for o in stack.pop().operands:
             if isinstance(o, DimExpr):
                 for t in o.terms:
-                    for a, _ in t:
-                        if a in wanted:
-                            return True
-                        if type(a) is not Var and a not in seen:
-                            seen.add(a)
-                            stack.append(a)
+                    if _meets(t, wanted, seen, stack):
+                        return True
+    return False
+
+
+def _meets(t: Mono, wanted: list[Atom], seen: set[Any], stack: list[Atom]) -> bool:
+    """Has ``t`` an atom in ``wanted``?  Queues its other floordiv and max
+    atoms not seen yet (see :func:`_occurs_elsewhere`)."""
+    for a, _ in t:
+        if a in wanted:
+            return True
+        if type(a) is not Var and a not in seen:
+            seen.add(a)
+            stack.append(a)
     return False

@@ -62,23 +62,16 @@ def fact_variables(facts: Sequence[DimExpr | int]) -> tuple[list[str], int]:
     """The variables of ``facts`` (at any depth) in name order, and the lcm of
     their constant divisors (1 when it passes 2^20: no use as a step)."""
     names: set[str] = set()
-    step = 1
-    seen: set[Any] = set()
-    stack: list[DimExpr] = [f for f in facts if isinstance(f, DimExpr)]
-    # (a walk of its own rather than DimExpr.atoms: it runs on every scope
-    # built, and a variable needs no more than its name)
-    while stack:
-        for m in stack.pop().terms:
-            for a, _ in m:
-                if type(a) is Var:
-                    names.add(a.name)
-                elif a not in seen:
-                    seen.add(a)
-                    if type(a) is FloorDiv and type(a.den) is int:
-                        step = math.lcm(step, a.den)
-                    for o in a.operands:
-                        if isinstance(o, DimExpr):
-                            stack.append(o)
+    atoms: list[Any] = []
+    for f in facts:
+        if isinstance(f, DimExpr):
+            for m in f.terms:
+                for a, _ in m:
+                    if type(a) is Var:
+                        names.add(a.name)
+                    else:
+                        atoms.append(a)
+    step, _ = _atoms_below(atoms, names)
     return sorted(names), step if step < 1 << 20 else 1
 
 
@@ -186,15 +179,13 @@ def shown_to_hold(checks: Sequence[Check]) -> bool:
     for x in env:
         env[x] = step
     memo: dict[Any, int | None] = {}  # (atom values at env, shared by the checks)
-    holds = True
     for i in range(n):
         if not peeled[i]:
             f, kind = checks[i]
             v = value_at(f, env, memo)
             if v is None or v < 0 or (kind == 0 and v != 0):
-                holds = False
                 break
-    if holds:
+    else:
         return True
     signed: list[tuple[DimExpr | int, int]] = []
     for i in range(n):
@@ -203,7 +194,7 @@ def shown_to_hold(checks: Sequence[Check]) -> bool:
             signed.append((f, 1))
             if kind == 0:
                 signed.append((f, -1))
-    return repaired(dict(sorted(env.items())), signed, _signed_value, _signed_rates,
+    return repaired(env, signed, _signed_value, _signed_rates,
                     str, step) is not None
 
 
@@ -272,15 +263,7 @@ def repaired_facts(env: dict[str, int], step: int, facts: Sequence[DimExpr | int
     """A valuation where every fact ``f >= 0`` holds, repaired from ``env``
     (see :func:`repaired`; variables raised in name order, which only decides
     how fast one is found), or None."""
-    return repaired(env, facts, _fact_value, _fact_rates, str, step)
-
-
-def _fact_value(env: dict[str, int], fact: DimExpr | int) -> int | None:
-    return value_at(fact, env, {})
-
-
-def _fact_rates(fact: DimExpr | int) -> Mapping[str, int | Fraction]:
-    return {} if isinstance(fact, int) else growth_rates(fact.terms)
+    return repaired(env, [(f, 1) for f in facts], _signed_value, _signed_rates, str, step)
 
 
 #: evaluations of checks one repair may spend (it is a shortcut: when it runs

@@ -88,6 +88,48 @@ def _export_demo() -> None:
         exp_g.call(jnp.ones((200,), jnp.float32))
     except Exception as err:  # the shape assertion fires at call time
         print("calling with a = 200 fails as it should:", str(err).splitlines()[0])
+    _ship_demo()
+
+
+# What the deploying side runs: JAX and NumPy, no symshape.
+_CALLER = """
+import sys, numpy as np
+from jax import export
+exp = export.deserialize(bytearray(open(sys.argv[1], "rb").read()))
+print("  called with x: f32[2, 256] ->", exp.call(np.ones((2, 256), np.float32)))
+try:
+    exp.call(np.ones((2, 300), np.float32))
+except ValueError as err:
+    print("  called with x: f32[2, 300] ->", str(err.__cause__).split(" error: ")[1].split(". ")[0])
+print("  symshape imported by the caller:", "symshape" in sys.modules)
+"""
+
+
+def _ship_demo() -> None:
+    import os
+    import subprocess
+    import tempfile
+
+    import jax
+    import numpy as np
+
+    import symshape.jax as sj
+
+    def h(x: jax.Array) -> jax.Array:
+        sj.assert_shapes(x, "b, 128*k")  # checked when the artifact is called
+        return x.sum(axis=1)
+
+    spec = sj.args_specs((np.zeros((2, 256), np.float32),), ("b, s",))
+    exp = jax.export.export(jax.jit(h), platforms=("cpu", "cuda", "tpu"))(*spec)
+    print("exported h(x) = x.sum(axis=1) for x: f32[b, s], checked against 'b, 128*k'")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "h.jax")
+        with open(path, "wb") as f:
+            f.write(exp.serialize())
+        print(f"serialized: {os.path.getsize(path)} bytes; a process without symshape loads it:")
+        out = subprocess.run([sys.executable, "-c", _CALLER, path], capture_output=True,
+                             text=True, timeout=300)
+        print(out.stdout.rstrip() or out.stderr.rstrip())
 
 
 if __name__ == "__main__":

@@ -30,10 +30,12 @@ from symshape.jax._internals import JAX_VERSION, TESTED_JAX_VERSION, JaxInternal
 from symshape.jax.assertions import assert_shapes
 from symshape.jax.convert import JaxConversionError, from_jax, to_jax
 from symshape.jax.plugin import decisions, install, is_installed, uninstall
+from symshape.jax.solve import ArtifactPortabilityWarning
 from symshape.jax.specs import ExportedShapes, args_specs, shapes
 
 __all__ = [
     "JAX_VERSION",
+    "ArtifactPortabilityWarning",
     "TESTED_JAX_VERSION",
     "ExportedShapes",
     "JaxConversionError",

@@ -16,12 +16,17 @@ Internals used (jax 0.10.2):
   ``_initialized``), ``_SymbolicConstraint`` (``cmp``, ``e1``, ``e2``),
   ``Comparator``, ``BoundsPrecision``, the module attribute
   ``_bounds_decision`` (set by ``shape_poly_decision``), ``solve_dim_vars``,
-  ``ShapeEvaluator``, ``shape_assertion``, ``dimension_size_p``,
+  ``ShapeEvaluator``, ``dimension_size_p``,
   ``pretty_print_dimension_descriptor``, ``all_dim_vars``.
 * ``jax._src.core``: ``definitely_equal``, ``max_dim``, ``min_dim``,
   ``dimension_as_value``, ``dim_constant``, ``Tracer``.
 * ``jax._src.export._export._call_exported_abstract_eval`` (only checked: it
   must call ``shape_poly.solve_dim_vars``).
+* For symshape's run-time check primitive (:func:`shape_assertion`):
+  ``jax._src.core.Primitive``, ``jax._src.interpreters.mlir`` (``custom_call``,
+  ``register_lowering``), ``jax.interpreters.partial_eval.dce_rules``,
+  ``jax.interpreters.ad.primitive_jvps``,
+  ``jax.interpreters.batching.primitive_batchers``.
 """
 
 from __future__ import annotations
@@ -119,7 +124,6 @@ ShapeEvaluator: Any = _get(_sp, _SP, "ShapeEvaluator")
 InconclusiveDimensionOperation: Any = _get(_core, _CORE, "InconclusiveDimensionOperation")
 Tracer: Any = _get(_core, _CORE, "Tracer")
 
-_shape_assertion = _get(_sp, _SP, "shape_assertion")
 _dimension_size_p = _get(_sp, _SP, "dimension_size_p")
 _pretty_dim = _get(_sp, _SP, "pretty_print_dimension_descriptor")
 _all_dim_vars = _get(_sp, _SP, "all_dim_vars")
@@ -174,7 +178,12 @@ FEATURES: dict[str, tuple[str, ...]] = {
               f"{_SP}.compute_dim_vars_from_arg_shapes -> solve_dim_vars",
               "jax._src.export._export._call_exported_abstract_eval -> solve_dim_vars",
               f"{_SP}.pretty_print_dimension_descriptor", f"{_SP}.all_dim_vars"),
-    "assertions": (f"{_SP}.shape_assertion", f"{_CORE}.dimension_as_value",
+    "assertions": (f"{_CORE}.Primitive", "jax._src.interpreters.mlir.custom_call",
+                   "jax._src.interpreters.mlir.register_lowering",
+                   "jax.interpreters.partial_eval.dce_rules",
+                   "jax.interpreters.ad.primitive_jvps",
+                   "jax.interpreters.batching.primitive_batchers",
+                   f"{_CORE}.dimension_as_value",
                    f"{_CORE}.dim_constant", f"{_CORE}.max_dim", f"{_CORE}.min_dim",
                    f"{_CORE}.Tracer"),
 }
@@ -322,8 +331,90 @@ def prec_kind(prec: Any) -> str:
 
 
 def shape_assertion(pred: Any, *inputs: Any, error_message: str) -> None:
-    """Emit JAX's ``shape_assertion`` primitive."""
-    _shape_assertion(pred, *inputs, error_message=error_message)
+    """Emit a run-time shape check: ``stablehlo.custom_call @shape_assertion``.
+
+    The check lowers to the custom call that JAX's own calling convention uses
+    for its shape assertions (``pred``: a boolean computed from dimension
+    sizes; ``error_message`` with ``{0}``, ``{1}``, ... filled from ``inputs``),
+    which XLA evaluates, and removes, when it refines the shapes of a call.
+
+    It is symshape's own primitive, not JAX's ``shape_assertion``, because that
+    one carries a JAX effect: an effect cannot be serialized with an export,
+    and it sends every call of the export through JAX's slow dispatch path.
+    This one has no effect; it is kept alive by its dead-code rule instead (it
+    has no outputs, and nothing else would keep it), and by ``has_side_effect``
+    in the lowered module.  So an export that uses it serializes, loads in a
+    process that has never imported symshape, and costs nothing per call once
+    its shapes are refined.
+    """
+    _check_p.bind(pred, *inputs, error_message=error_message)
+
+
+def _make_check_primitive() -> Any:
+    """symshape's effect-free shape-check primitive (see :func:`shape_assertion`)."""
+    from jax._src.interpreters import mlir
+    from jax.interpreters import ad, batching
+    from jax.interpreters import partial_eval as pe
+
+    for owner, name, attr in ((_core, _CORE, "Primitive"),
+                              (mlir, "jax._src.interpreters.mlir", "custom_call"),
+                              (mlir, "jax._src.interpreters.mlir", "register_lowering"),
+                              (pe, "jax.interpreters.partial_eval", "dce_rules"),
+                              (ad, "jax.interpreters.ad", "primitive_jvps"),
+                              (batching, "jax.interpreters.batching", "primitive_batchers")):
+        if _get(owner, name, attr) is None:
+            return None
+    prim = _core.Primitive("symshape_shape_check")
+    prim.multiple_results = True
+
+    def impl(pred: Any, *inputs: Any, error_message: str) -> list[Any]:
+        # Only reached with concrete values (eager code): check right away.
+        if not bool(pred):
+            raise ValueError(error_message.format(*(int(v) for v in inputs)))
+        return []
+
+    def abstract_eval(*_args: Any, **_params: Any) -> list[Any]:
+        return []
+
+    def lowering(ctx: Any, pred: Any, *inputs: Any, error_message: str) -> list[Any]:
+        mlir.custom_call("shape_assertion", result_types=[], operands=[pred, *inputs],
+                         has_side_effect=True,
+                         extra_attributes={"error_message": mlir.ir.StringAttr.get(error_message)})
+        return []
+
+    def keep(used_outputs: list[bool], eqn: Any) -> tuple[list[bool], Any]:
+        # A check has no outputs: without this rule JAX would drop it as dead code.
+        return [True] * len(eqn.invars), eqn
+
+    def jvp(primals: Any, tangents: Any, **params: Any) -> tuple[list[Any], list[Any]]:
+        del tangents  # dimension sizes have no tangents
+        return prim.bind(*primals, **params), []
+
+    def batch(args: Any, dims: Any, *, error_message: str) -> tuple[list[Any], list[Any]]:
+        # Dimension sizes are the same for every member of a batch, so only a
+        # predicate from user code can be batched: it must hold for all members,
+        # and the message shows the values of the first one.
+        import jax.numpy as jnp
+
+        def first(a: Any, d: Any) -> Any:
+            return a if d is None else jnp.moveaxis(a, d, 0)[0]
+
+        (pred, pred_dim), *rest = zip(args, dims, strict=True)
+        if pred_dim is not None:
+            pred = jnp.all(pred)
+        prim.bind(pred, *(first(a, d) for a, d in rest), error_message=error_message)
+        return [], []
+
+    prim.def_impl(impl)
+    prim.def_abstract_eval(abstract_eval)
+    mlir.register_lowering(prim, lowering)
+    pe.dce_rules[prim] = keep
+    ad.primitive_jvps[prim] = jvp
+    batching.primitive_batchers[prim] = batch
+    return prim
+
+
+_check_p = _make_check_primitive()
 
 
 def dimension_size(x: Any, axis: int) -> Any:

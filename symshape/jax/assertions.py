@@ -82,9 +82,11 @@ def assert_shapes(arrays: Any, specs: Any, *, constraints: Iterable[str] = (),
 
     Args:
       arrays: the arrays (or anything with ``.shape``), with the structure of
-        ``specs`` or as a flat sequence with one array per spec.
+        ``specs`` or as a flat sequence with one array per spec; or one array
+        when ``specs`` is one spec string.
       specs: as for :class:`symshape.ShapeCheck`: one spec per array, in a
-        sequence or dict, e.g. ``["b, 2*h", "h"]``; placeholders (``"b, _, ..."``)
+        sequence or dict, e.g. ``["b, 2*h", "h"]``, or one spec string for one
+        array (``assert_shapes(x, "b, 128*k")``); placeholders (``"b, _, ..."``)
         take the traced sizes and are not checked.
       constraints: constraints of a new scope for the specs (exclusive with ``scope``).
       scope: the :class:`symshape.SymbolicScope` of the specs.
@@ -94,6 +96,8 @@ def assert_shapes(arrays: Any, specs: Any, *, constraints: Iterable[str] = (),
       ParseError, UnsolvableSpecsError: for bad specs.
     """
     jx.require("assertions")
+    if isinstance(specs, str):  # one array, one spec
+        arrays, specs = [arrays], [specs]
     check = _shape_check(specs, constraints, scope)
     tree, _leaves = flatten_specs(specs)
     shapes = flatten_shapes(tree, check.arg_names, arrays)

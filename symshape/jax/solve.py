@@ -14,12 +14,21 @@ program through :class:`symshape.jax.ir.Runner`, so
   ``shape_assertion`` operations with symshape's messages;
 * when calling (``Exported.call``), the program runs on the concrete shapes
   and a failing assertion raises symshape's message as a ``ValueError``.
+
+Such an export is complete, but JAX's own call path (``Exported.call``, also
+after ``jax.export.deserialize``) solves the dimension variables again with
+JAX's solver, which cannot: only a caller that runs the call inside
+``symshape.jax.decisions()`` can call it.  The export warns about this with an
+:class:`ArtifactPortabilityWarning` when it is lowered, not at the call site
+in production.
 """
 
 from __future__ import annotations
 
 import functools
+import sys
 import threading
+import warnings
 from typing import Any
 
 from symshape.errors import SymshapeError
@@ -30,12 +39,19 @@ from symshape.jax.ir import NeedsRuntime, Runner
 from symshape.shapecheck import ShapeCheck
 
 
+class ArtifactPortabilityWarning(UserWarning):
+    """An export whose dimension variables only symshape can solve: the artifact
+    can be called only where ``symshape.jax.decisions()`` is active."""
+
+
 class _Plan:
     """A ShapeCheck for the avals of one exported function, bound to JAX's names."""
 
     def __init__(self, check: ShapeCheck, synth: list[tuple[str, int, int]],
-                 last_var: str) -> None:
+                 last_var: str, jax_reason: str) -> None:
         self.check = check
+        self.jax_reason = jax_reason
+        self.warned = False
         self.program = check.program
         self.synth = synth
         self.names = {(arg, axis): name for name, arg, axis in synth}
@@ -130,13 +146,45 @@ class _PlanConstraints:
         self.plan.runner(shape_eval.env, allow_runtime=False).check_statically()
 
     def shape_assertions(self, shape_eval: Any) -> None:
-        """Emit ``shape_assertion`` operations for the assertions not decided statically."""
+        """Emit ``shape_assertion`` operations for the assertions not decided statically.
+
+        JAX calls this only when it lowers an export, which is where the export
+        is told that its artifact needs symshape to be called."""
         env = shape_eval.env
         self.plan.runner(env, allow_runtime=_has_runtime(env)).emit_assertions()
+        plan = self.plan
+        if not plan.warned:
+            plan.warned = True
+            warnings.warn(_portability_message(plan), ArtifactPortabilityWarning,
+                          stacklevel=_user_stacklevel())
+
+
+def _user_stacklevel() -> int:
+    """The ``stacklevel`` for ``warnings.warn`` called by our caller that names the
+    innermost frame outside JAX and symshape: the user's line asking for the export."""
+    frame = sys._getframe(1)  # our caller: stacklevel 1
+    level = 1
+    while frame.f_back is not None and frame.f_globals.get("__name__", "").startswith(
+            ("jax.", "jaxlib.", "symshape.", "contextlib")):
+        frame = frame.f_back
+        level += 1
+    return level
+
+
+def _portability_message(plan: _Plan) -> str:
+    specs = ", ".join(f"{name} = {plan.check.specs[arg][axis]}"
+                      for name, arg, axis in plan.synth)
+    return (f"symshape.jax solved the dimension variables of this export with its own plan "
+            f"({specs}), because JAX's solver cannot: {plan.jax_reason}. The exported "
+            f"artifact (also once serialized) can be called only where symshape is "
+            f"imported and the call runs inside symshape.jax.decisions(); any other caller "
+            f"gets JAX's error. To ship it to callers without symshape, export with "
+            f"specifications JAX can solve (each variable alone, times a constant, on some "
+            f"axis) and state the other relations as constraints or assert_shapes checks.")
 
 
 @functools.lru_cache(maxsize=256)
-def _cached_solution(args_avals: tuple[Any, ...], tree: Any
+def _cached_solution(args_avals: tuple[Any, ...], tree: Any, jax_reason: str
                      ) -> tuple[dict[str, Any], _PlanConstraints, list[tuple[str, int, int]]]:
     shapes = [tuple(a.shape) for a in args_avals]
     scope = next(jx.expr_scope(d) for s in shapes for d in s if jx.is_jax_dim_expr(d))
@@ -146,7 +194,7 @@ def _cached_solution(args_avals: tuple[Any, ...], tree: Any
     used = sorted({st.params for st in check.program.steps if st.op == "dim"})
     synth = [(jx.describe_dim(tree, arg, axis), arg, axis) for arg, axis in used]
     dim_vars = jx.all_dim_vars(args_avals)
-    plan = _Plan(check, synth, dim_vars[-1])
+    plan = _Plan(check, synth, dim_vars[-1], jax_reason)
     out_ids = dict(check.program.outputs)
     solution: dict[str, Any] = {}
     for var in dim_vars:
@@ -157,6 +205,13 @@ def _cached_solution(args_avals: tuple[Any, ...], tree: Any
             raise SymshapeError(f"the dimension variable '{var}' is not determined by the plan")
         solution[var] = _PlanValue(plan, var, expr, out_ids)
     return solution, _PlanConstraints(plan), synth
+
+
+def _first_sentence(err: Exception) -> str:
+    """The first sentence of JAX's message (it names the variables it cannot solve)."""
+    text = str(err).strip()
+    end = text.find(". ")
+    return text if end < 0 else text[:end]
 
 
 def solve_with_plan(args_avals: tuple[Any, ...], args_kwargs_tree: Any,
@@ -170,9 +225,9 @@ def solve_with_plan(args_avals: tuple[Any, ...], args_kwargs_tree: Any,
     if not any(jx.is_jax_dim_expr(d) for a in args_avals for d in a.shape):
         raise jax_error
     try:
-        return _cached_solution(args_avals, args_kwargs_tree)
+        return _cached_solution(args_avals, args_kwargs_tree, _first_sentence(jax_error))
     except (SymshapeError, JaxConversionError) as err:
         raise ValueError(f"{jax_error}\nsymshape could not solve them either: {err}") from None
 
 
-__all__ = ["solve_with_plan"]
+__all__ = ["ArtifactPortabilityWarning", "solve_with_plan"]

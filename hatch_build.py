@@ -97,13 +97,30 @@ def compile_into(out: Path) -> list[Path]:
 
 
 def in_tree_artifacts() -> list[Path]:
-    """Compiled modules, mypyc's library of them (at the top of the tree) and
-    the stamp left in the source tree by an editable build."""
+    """Compiled modules (in the package and its subpackages), mypyc's library of
+    them (at the top of the tree) and the stamp left in the source tree by an
+    editable build."""
     pkg = ROOT / "symshape"
-    found = [p for d in (pkg, ROOT) for p in d.glob("*")
-             if p.suffix in (".so", ".pyd") and (d == pkg or "__mypyc" in p.name)]
+    found = [p for p in pkg.rglob("*") if p.suffix in (".so", ".pyd")]
+    found += [p for p in ROOT.glob("*") if p.suffix in (".so", ".pyd") and "__mypyc" in p.name]
     stamp = ROOT / STAMP
     return [*found, stamp] if stamp.exists() else found
+
+
+def install_atomically(src: Path, dst: Path) -> None:
+    """Copy ``src`` to ``dst`` so that no process ever sees a partial file.
+
+    A running interpreter maps the compiled modules it imported; writing over
+    such a file in place (a second editable install while tests run) changes
+    the pages under it and kills it with SIGBUS.  A new file renamed over the
+    old name leaves the mapped one intact until its last user closes it.
+    """
+    tmp = dst.with_name(f".{dst.name}.{os.getpid()}.tmp")
+    try:
+        shutil.copy2(src, tmp)
+        os.replace(tmp, dst)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 class CompiledCoreHook(BuildHookInterface):
@@ -142,7 +159,7 @@ class CompiledCoreHook(BuildHookInterface):
         for f in files:
             rel = f.relative_to(out).as_posix()
             if editable:
-                shutil.copy2(f, ROOT / rel)
+                install_atomically(f, ROOT / rel)
             else:
                 build_data["force_include"][str(f)] = rel
         if not editable:

@@ -16,6 +16,7 @@ from symshape import _accel, printing  # noqa: F401
 from symshape._accel import compiled_modules
 from symshape.decision import Certificate, Status, Verdict, prove
 from symshape.errors import (
+    ArgumentError,
     DivisionByZeroRiskError,
     ExpressionTooLargeError,
     InconclusiveDimensionOperation,
@@ -36,6 +37,7 @@ from symshape.shapes import symbolic_shape
 __version__ = "0.1.0"
 
 __all__ = [
+    "ArgumentError",
     "Certificate",
     "DimExpr",
     "DivisionByZeroRiskError",

@@ -16,6 +16,15 @@ class SymshapeError(ValueError):
     """Base class of all bad-input errors raised by symshape."""
 
 
+class ArgumentError(SymshapeError, TypeError):
+    """An argument of a symshape function has the wrong type or an impossible value.
+
+    The message names the argument (``budget=``, ``constraints=``, ``like=``).  It is
+    a :class:`TypeError` as well as a :class:`SymshapeError`, so code that catches
+    either keeps working.
+    """
+
+
 class ParseError(SymshapeError):
     """A spec, expression or constraint could not be parsed.
 

@@ -33,7 +33,12 @@ import numpy as np
 
 from symshape._echo import clip
 from symshape._mypyc import mypyc_attr
-from symshape.errors import DivisionByZeroRiskError, ExpressionTooLargeError, UnknownDimensionError
+from symshape.errors import (
+    ArgumentError,
+    DivisionByZeroRiskError,
+    ExpressionTooLargeError,
+    UnknownDimensionError,
+)
 from symshape.parsing import MAX_INT_DIGITS
 
 if TYPE_CHECKING:
@@ -1394,7 +1399,8 @@ def check_dim(x: Any, what: str) -> DimExpr | int:
         return x
     v = _as_int(x)
     if v is None:
-        raise TypeError(f"{what}: expected an int or a symbolic dimension, got {x!r}")
+        raise ArgumentError(f"{what}: expected an int or a symbolic dimension, got "
+                            f"{type(x).__name__} {x!r:.80}")
     return v
 
 

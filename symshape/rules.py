@@ -123,11 +123,11 @@ class Constraint:
         return hash((self.text, self.op, self.diff))
 
     def __repr__(self) -> str:
-        return (f"Constraint(text={self.text!r}, op={self.op!r}, lhs={self.lhs!r}, "
-                f"rhs={self.rhs!r}, diff={self.diff!r})")
+        return (f"Constraint(text={self.text!r}, op={self.op!r}, lhs={dim_text(self.lhs)}, "
+                f"rhs={dim_text(self.rhs)}, diff={dim_text(self.diff)})")
 
     def __str__(self) -> str:
-        return f"{self.lhs} {self.op} {self.rhs}"
+        return f"{dim_text(self.lhs)} {self.op} {dim_text(self.rhs)}"
 
 
 @mypyc_attr(native_class=False)

@@ -21,10 +21,12 @@ from functools import partial
 from types import CodeType
 from typing import TYPE_CHECKING, Any
 
+from symshape import arguments
 from symshape._fastparse import RecentTable
 from symshape._mypyc import mypyc_attr
 from symshape.build import shape_in_scope
 from symshape.errors import (
+    ArgumentError,
     InconclusiveDimensionOperation,
     LazyText,
     ScopeMismatchError,
@@ -109,10 +111,7 @@ class SymbolicScope(IntervalBounds):
     """
 
     def __init__(self, constraints: Iterable[str] = ()) -> None:
-        if isinstance(constraints, str):
-            raise SymshapeError(
-                f"constraints must be a sequence of strings, got the string {constraints!r}; "
-                f"write [{constraints!r}]")
+        texts = arguments.texts(constraints)
         self._created_at = _caller_site()
         self._lock = threading.RLock()
         self._constraints: list[Constraint] = []
@@ -145,10 +144,6 @@ class SymbolicScope(IntervalBounds):
         # (op, x, other) -> decided bool, or the inconclusive message (made when read)
         self._cmp_cache: dict[tuple[str, DimExpr, Any], bool | LazyText] = {}
         self._initialized = False
-        texts = tuple(constraints)
-        for text in texts:
-            if not isinstance(text, str):
-                raise SymshapeError(f"a constraint must be a string, got {text!r}")
         template = _template(texts) if texts else None
         # What derives from the constraints alone and names no atom of the
         # scope (the decision procedure's valuation pool): shared by every
@@ -600,18 +595,15 @@ def _evict(table: OrderedDict[tuple[str, ...], Any], n: int) -> None:
 
 def resolve_scope(constraints: Iterable[str], scope: SymbolicScope | None) -> SymbolicScope:
     """The scope to use given ``constraints=`` and ``scope=`` arguments."""
-    if isinstance(constraints, str):
-        raise SymshapeError(
-            f"constraints must be a sequence of strings, got the string {constraints!r}; "
-            f"write [{constraints!r}]")
-    constraints = tuple(constraints)
+    constraints = arguments.texts(constraints)
     if scope is not None:
         if constraints:
             raise SymshapeError(
                 "pass either scope= or constraints=, not both: the constraints of a scope "
                 f"are fixed when it is created (scope: {scope})")
         if not isinstance(scope, SymbolicScope):
-            raise SymshapeError(f"scope= must be a symshape.SymbolicScope, got {scope!r}")
+            raise ArgumentError(f"scope= must be a symshape.SymbolicScope, got "
+                                f"{type(scope).__name__} {scope!r:.80}")
         return scope
     return SymbolicScope(constraints)
 

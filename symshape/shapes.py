@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from symshape import arguments
 from symshape.build import (
     Dim,
     build,
@@ -16,6 +17,7 @@ from symshape.build import (
     parse_expr_in_scope,
     shape_in_scope,
 )
+from symshape.errors import ArgumentError
 from symshape.scope import SymbolicScope, resolve_scope
 
 
@@ -36,6 +38,11 @@ def symbolic_shape(spec: str | None, *, constraints: Iterable[str] = (),
     Returns:
       A tuple of ``int`` (constant dimensions) and :class:`DimExpr`.
     """
+    if spec is not None and not isinstance(spec, str):
+        raise ArgumentError(f"symbolic_shape() expects the spec as a string (or None), got "
+                            f"{type(spec).__name__} {spec!r:.80}")
+    if like is not None:
+        like = arguments.shape(like, "like")
     return shape_in_scope(spec, resolve_scope(constraints, scope), like)
 
 

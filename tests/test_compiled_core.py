@@ -146,3 +146,61 @@ def test_the_core_tests_pass_on_the_pure_python_source() -> None:
                          timeout=1200, check=False)
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     assert " passed" in out.stdout and " failed" not in out.stdout
+
+
+def test_an_install_never_rewrites_a_module_in_place(tmp_path: Path) -> None:
+    """A rebuild renames a new file over the old one: a process that mapped the old
+    module (a test run during a second editable install) keeps intact pages."""
+    old = tmp_path / "module.so"
+    old.write_bytes(b"old" * 1000)
+    with old.open("rb") as mapped:  # stands for the interpreter's mapping
+        new = tmp_path / "built.so"
+        new.write_bytes(b"new" * 2000)
+        hatch_build.install_atomically(new, old)
+        assert mapped.read() == b"old" * 1000  # the open file was not rewritten
+    assert old.read_bytes() == b"new" * 2000
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["built.so", "module.so"]
+
+
+_INTERRUPTED = """
+import signal, symshape
+from symshape import ShapeCheck, SymbolicScope
+
+class Tick(Exception):
+    pass
+
+def tick(signum, frame):
+    raise Tick
+
+signal.signal(signal.SIGALRM, tick)
+scope = SymbolicScope(["mod(t, 128) == 0", "b <= 64"])
+b, t = symshape.symbolic_shape("b, t", scope=scope)
+interrupted = 0
+for k in range(40):
+    # Long work, interrupted at a different moment each time.
+    signal.setitimer(signal.ITIMER_REAL, 0.0005 * (k + 1))
+    try:
+        for n in range(200):
+            e = (b + n) * (t // 128 + n) - symshape.max_dim(b, t - n)
+            symshape.prove(f"b*t + {n} >= b + t", scope=scope, budget=0.5)
+            ShapeCheck([f"b, t + {n}", "b"], scope=scope)
+    except Tick:
+        interrupted += 1
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    # The same scope, its caches and interned atoms still give right answers.
+    assert t >= 128 and b <= 64 and symshape.bounds(t % 128) == (0, 0)
+    assert 2 * (t // 256) + (t // 128) % 2 == t // 128
+    assert symshape.prove("b*t >= t", scope=scope).status.name == "PROVED"
+    assert ShapeCheck(["b, t"], scope=scope).solve([(2, 256)]) == {"b": 2, "t": 256}
+print("ok", interrupted, symshape.compiled_modules() != ())
+"""
+
+
+def test_work_interrupted_by_a_signal_leaves_scopes_usable() -> None:
+    """A signal handler that raises in the middle of building, deciding or checking
+    (in whichever build is installed) leaves every scope consistent."""
+    proc = _python(_INTERRUPTED, pure=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.startswith("ok"), proc.stdout
+    assert int(proc.stdout.split()[1]) >= 20, proc.stdout  # most rounds were interrupted

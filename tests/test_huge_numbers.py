@@ -101,6 +101,42 @@ def test_verdicts_with_huge_constants_explain_themselves() -> None:
     assert v.counterexample is not None and v.counterexample["b"] >= HUGE
 
 
+@pytest.mark.parametrize("constraints", [[], [f"a >= {HUGE_TEXT}"], [f"b == {HUGE_TEXT}*a"],
+                                         [f"mod(a, {HUGE_TEXT}) == 0"]])
+def test_shape_checks_with_huge_constants(constraints: list[str]) -> None:
+    check = symshape.ShapeCheck([f"a, {HUGE_TEXT}*b", "b"], constraints=constraints)
+    for shape in [(3, 5), (3, 2 * HUGE + 1), (HUGE, HUGE)]:
+        with pytest.raises(symshape.ShapeMismatchError) as err:
+            check.solve([shape, (2,)])
+        assert "Input shapes do not match the specs" in str(err.value)
+    if not constraints:
+        assert check.solve([(3, 2 * HUGE), (2,)]) == {"a": 3, "b": 2}
+
+
+def test_explaining_huge_evidence_stays_within_its_budget(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Minimizing a witness over 5,000-digit values bisected 50,000 times (a minute)
+    # before its evaluations had a budget; now it stops there with a verified valuation.
+    from symshape.decision import minimize
+    spent: list[int] = []
+    check = minimize.Minimizer._ok
+
+    def counted(self: minimize.Minimizer, env: dict[str, int]) -> bool:
+        spent.append(max(v.bit_length() for v in env.values()))
+        return check(self, env)
+
+    monkeypatch.setattr(minimize.Minimizer, "_ok", counted)
+    v = prove(f"a >= {HUGE_TEXT}", constraints=[f"b == {HUGE_TEXT}*a"])
+    assert v.status is Status.INCONCLUSIVE
+    text = v.explain()
+    assert v.witness is not None and v.witness["a"] >= HUGE and HUGE_TEXT[:50] in text
+    assert v.counterexample is not None
+    # An evaluation at 5,000-digit values costs 65 units of the budget: a few hundred
+    # of them for the witness and the counterexample, not 50,000.
+    huge = [bits for bits in spent if bits > 10_000]
+    assert 0 < len(huge) <= 2 * minimize.EVALUATION_CAP // 64
+
+
 def test_cli_json_with_huge_values(capsys: pytest.CaptureFixture[str]) -> None:
     code = cli_main(["prove", "a >= 2^20000", "--json"])
     out = json.loads(capsys.readouterr().out, parse_int=digits_to_int)

@@ -17,6 +17,7 @@ from symshape.decision.certificate import (
     required_hypotheses,
 )
 from symshape.expr import DimExpr, FloorDiv, Max0
+from symshape.printing import dim_text as _num
 
 _DERIVED = ("product", "combo", "fd_lb", "fd_ub", "lemma")
 _MAX_LINES = 400
@@ -85,10 +86,10 @@ class _Renderer:
             a, b = f.premises
             return f"product of {self.ref(a)} and {self.ref(b)}"
         if k == "combo":
-            parts = " + ".join(f"{m} x {self.ref(p)}" for m, p in zip(f.mults, f.premises,
+            parts = " + ".join(f"{_num(m)} x {self.ref(p)}" for m, p in zip(f.mults, f.premises,
                                                                        strict=True))
             if f.divisor > 1:
-                return f"({parts}) / {f.divisor}, rounded down (every term is an integer)"
+                return f"({parts}) / {_num(f.divisor)}, rounded down (every term is an integer)"
             return parts
         if k in ("fd_lb", "fd_ub"):
             prem = " and ".join(self.ref(p) for p in f.premises)
@@ -114,15 +115,15 @@ class _Renderer:
                 continue
             if isinstance(n, Leaf):
                 for i, (k, f) in enumerate(n.items):
-                    self.emit(ind, ("  " if i == 0 else "+ ") + f"{k} x {self.ref(f)}")
+                    self.emit(ind, ("  " if i == 0 else "+ ") + f"{_num(k)} x {self.ref(f)}")
                 total = n.total()
                 self.emit(ind, f"= {self.text(total)} >= 0, a contradiction.")
             elif isinstance(n, Split):
                 form = self.text(n.form)
                 stack.append((n.right, ind + 1))
-                stack.append((f"Case {form} >= {n.bound + 1}:", ind))
+                stack.append((f"Case {form} >= {_num(n.bound + 1)}:", ind))
                 stack.append((n.left, ind + 1))
-                stack.append((f"Case {form} <= {n.bound}:", ind))
+                stack.append((f"Case {form} <= {_num(n.bound)}:", ind))
             elif isinstance(n, MaxSplit):
                 a = self.atom(n.atom)
                 arg = self.text(P.from_expr(n.atom.arg))

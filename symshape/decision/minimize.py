@@ -35,6 +35,12 @@ Checker = Callable[[dict[str, int]], bool]
 
 ENUMERATION_CAP = 1500  # candidate valuations evaluated by enumeration
 SEARCH_CAP = 48  # decision-procedure queries per minimization
+# Work of exact evaluations per minimization, in units of one evaluation at
+# machine-sized values: an evaluation costs more units as its values grow, so
+# that bisecting a range of 5,000-digit values (16,000 steps of big-number
+# arithmetic) stops at the budget instead of running for a minute.
+EVALUATION_CAP = 6000
+_BITS_PER_UNIT = 256
 
 
 def _key(env: dict[str, int], names: Sequence[str]) -> tuple[int, int, tuple[int, ...]]:
@@ -81,6 +87,7 @@ class Minimizer:
         self.upper = upper or {}
         self.searches = 0
         self.evaluations = 0
+        self.work = 0  # evaluation units spent (see EVALUATION_CAP)
 
     def _find(self, hyps: list[Poly]) -> dict[str, int] | None | bool:
         if self.searches >= SEARCH_CAP:
@@ -90,7 +97,12 @@ class Minimizer:
 
     def _ok(self, env: dict[str, int]) -> bool:
         self.evaluations += 1
+        self.work += 1 + sum(abs(v).bit_length() for v in env.values()) // _BITS_PER_UNIT
         return self.check(env)
+
+    def _spent(self) -> bool:
+        """Whether the evaluation budget is used up."""
+        return self.work >= EVALUATION_CAP
 
     def _upper_all(self, m: int) -> list[Poly]:
         return [{P.ONE: m, P.var_mono(n): -1} for n in self.names]
@@ -168,6 +180,8 @@ class Minimizer:
         hi = measure(best)
         exact = True
         while lo < hi:
+            if self._spent():
+                return min(lo, measure(best)), best, False
             mid = (lo + hi) // 2
             env = corner(mid) if corner is not None else None
             r = env if env is not None and self._ok(env) else self._find(bound(mid))

@@ -5,13 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from functools import partial
 
+from symshape import arguments
 from symshape.build import parse_comparison_in_scope
 from symshape.decision.certificate import Link
 from symshape.decision.poly import from_expr
 from symshape.decision.simplex import Limits
 from symshape.decision.suggest import with_suggestions
 from symshape.decision.verdict import Lease, Status, Verdict
-from symshape.errors import LazyText, SymshapeError
+from symshape.errors import ArgumentError, LazyText, SymshapeError
 from symshape.expr import DimExpr, comparison_difference
 from symshape.scope import SymbolicScope, resolve_scope
 
@@ -96,7 +97,9 @@ def prove(claim: str, *, constraints: Iterable[str] = (),
       UnsatisfiableConstraintsError: if the constraints contradict each other.
     """
     if not isinstance(claim, str):
-        raise SymshapeError(f"prove() expects the claim as a string, got {claim!r}")
+        raise ArgumentError(f"prove() expects the claim as a string, got "
+                            f"{type(claim).__name__} {claim!r:.80}")
+    budget = arguments.budget(budget)
     sc = resolve_scope(constraints, scope)
     links, names = claim_links(claim, sc)
     decider = sc.decider()

@@ -25,6 +25,8 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
+from symshape import arguments
+
 Conflict = list[tuple[int, Any]]
 
 
@@ -89,15 +91,11 @@ class Limits:
 
     def __init__(self, scale: float = 1.0, time_limit: float | None = None,
                  progress: Callable[[float, str], None] | None = None) -> None:
-        if not (scale > 0 and math.isfinite(scale)):
-            raise ValueError(f"the budget scale must be a positive number, got {scale!r}")
-        if time_limit is not None and not time_limit > 0:
-            raise ValueError(f"the time limit must be a positive number of seconds, "
-                             f"got {time_limit!r}")
-        self.scale = scale
+        self.scale = arguments.budget(scale)
+        limit = arguments.time_limit(time_limit)
         self._start = time.monotonic()
-        self.deadline = None if time_limit is None else self._start + time_limit
-        self.progress = progress
+        self.deadline = None if limit is None else self._start + limit
+        self.progress = arguments.callback(progress, "progress")
         self.what = "deciding"
         self._next_report = self._start + 0.2
 

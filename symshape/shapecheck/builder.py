@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from symshape.expr import DimExpr, FloorDiv, Max0, Var
+from symshape.printing import dim_text
 from symshape.shapecheck.program import (
     BOOL_BINARY,
     COMPARE,
@@ -214,7 +215,7 @@ class ProgramBuilder:
             vid = p if isinstance(p, int) else p[1]
             cval = self._const_of.get(vid)
             if cval is not None and not isinstance(cval, bool):
-                out.append(str(cval))  # constants go into the text
+                out.append(dim_text(cval))  # constants go into the text
                 continue
             s = spec.get(vid)
             if s is None:

@@ -6,8 +6,14 @@ from collections.abc import Iterable, Sequence
 from types import EllipsisType
 from typing import Any
 
-from symshape import parsing
-from symshape.errors import ParseError, ScopeMismatchError, ShapeMismatchError, SymshapeError
+from symshape import arguments, parsing
+from symshape.errors import (
+    ArgumentError,
+    ParseError,
+    ScopeMismatchError,
+    ShapeMismatchError,
+    SymshapeError,
+)
 from symshape.expr import DimExpr, _as_int
 from symshape.scope import SymbolicScope
 from symshape.shapecheck.program import Program
@@ -216,6 +222,10 @@ class ShapeCheck:
           ShapeMismatchError: when ``ranks`` do not fit the specs.
         """
         from symshape.shapecheck.stablehlo import emit_module
+        if not isinstance(func_name, str) or not func_name:
+            raise ArgumentError(f"func_name= must be a non-empty string, got {func_name!r:.80}")
+        if ranks is not None:
+            ranks = arguments.sizes(ranks, "ranks")
         if ranks is None:
             open_ended = [n for n, v in zip(self.arg_names, self._variadic, strict=True) if v]
             if open_ended:
@@ -255,9 +265,7 @@ def _choose_scope(leaves: Sequence[tuple[str, Any]], constraints: Iterable[str],
                     raise ScopeMismatchError(
                         f"the specs of {owner[0]} and {name} belong to different scopes "
                         f"({owner[1]} and {d.scope}); build every dimension in one scope")
-    if isinstance(constraints, str):
-        return resolve_scope(constraints, scope)  # raises its clear error
-    constraints = tuple(constraints)
+    constraints = arguments.texts(constraints)
     if owner is None:
         return resolve_scope(constraints, scope)
     if scope is not None and scope is not owner[1]:

@@ -58,6 +58,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
 from symshape.errors import ShapeMismatchError
+from symshape.printing import dim_text
 
 MAX_MESSAGE_INPUTS = 32
 """Most ``inputs`` of one assertion (the limit of JAX's ``shape_assertion``)."""
@@ -93,7 +94,10 @@ def format_message(message: str, values: Sequence[object]) -> str:
     """Substitute ``values`` for ``{0}``, ``{1}``, ... in an assertion message; ``{{`` is a
     literal ``{`` and everything else is literal (as ``llvm::formatv`` does)."""
     def sub(m: re.Match[str]) -> str:
-        return "{" if m.group(1) is None else str(values[int(m.group(1))])
+        if m.group(1) is None:
+            return "{"
+        v = values[int(m.group(1))]
+        return dim_text(v) if type(v) is int else str(v)
     return _SPEC.sub(sub, message)
 
 

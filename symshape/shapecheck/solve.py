@@ -30,6 +30,7 @@ from fractions import Fraction
 
 from symshape.errors import UnsatisfiableConstraintsError, UnsolvableSpecsError
 from symshape.expr import Atom, DimExpr, FloorDiv, Mono, Var, mono_of, substitute
+from symshape.printing import dim_text
 from symshape.scope import SymbolicScope
 from symshape.shapecheck.builder import Piece, ProgramBuilder
 from symshape.shapecheck.program import Program
@@ -454,7 +455,7 @@ class Solver:
             if lcm > 1:
                 self._assert(b.op("eq", b.op("mod", num, b.const(lcm)), b.const(0)),
                              ["the dimensions ", *dims, f" with the specs {texts} give "
-                              f"'{var}' = ", num, f"/{lcm}, which is not an integer."],
+                              f"'{var}' = ", num, f"/{dim_text(lcm)}, which is not an integer."],
                              "divisible", exclude=var)
                 value = b.op("floordiv", num, b.const(lcm))
             else:
@@ -603,7 +604,7 @@ class Solver:
             lhs = b.expr(c.lhs, env)
             rhs = b.expr(c.rhs, env)
             link = f" (from '{c.text}')" if str(c) != c.text else ""
-            shown = f"'{c.lhs} {c.op} {c.rhs}'{link}"
+            shown = f"'{c}'{link}"
             values: list[Piece] = []
             for side, vid in ((c.lhs, lhs), (c.rhs, rhs)):
                 if isinstance(side, DimExpr):  # a constant side shows itself

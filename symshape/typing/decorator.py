@@ -1,0 +1,292 @@
+"""The ``@shapecheck`` decorator: a function's arrays checked against their specs.
+
+Each call collects the shapes of the annotated arrays.  A call whose shapes
+were accepted before costs one dictionary lookup (the key is the tuple of the
+arrays' ``.shape``); any other call finds the plan of its ranks
+(:mod:`symshape.typing.plan`), builds it on first use, and solves the shapes
+with it.  Inside ``jax.jit`` or ``torch.export`` the check runs while tracing,
+once per trace, and costs nothing in the compiled function.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import inspect
+import typing
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar, overload
+
+from symshape.errors import ShapeMismatchError, SymshapeError
+from symshape.typing.annotations import (
+    Found,
+    Leaf,
+    Node,
+    collect,
+    tree_of_annotation,
+    tree_of_spec,
+)
+from symshape.typing.dims import constraint_names
+from symshape.typing.plan import Plans, run_plan
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+# Accepted shape keys kept per function before the set is cleared (bounded memory).
+_MAX_ACCEPTED = 4096
+RETURN = "return"
+
+
+def _all_ints(shapes: list[tuple[Any, ...]]) -> bool:
+    return all(type(d) is int for s in shapes for d in s)
+
+
+class _Checker:
+    """The checks of one function: its trees of specs, plans and accepted keys."""
+
+    def __init__(self, fn: Callable[..., Any], specs: dict[str, Any], returns: Any,
+                 constraints: Iterable[str]) -> None:
+        self.name = getattr(fn, "__qualname__", repr(fn))
+        if isinstance(constraints, str):
+            raise SymshapeError(f"constraints= is a list of constraints, got the string "
+                                f"{constraints!r}; write [{constraints!r}]")
+        self.constraints = tuple(constraints)
+        for c in self.constraints:
+            constraint_names(c)  # a malformed constraint fails at decoration
+        self.sig = inspect.signature(fn)
+        try:
+            hints = typing.get_type_hints(fn, include_extras=True)
+        except Exception as err:
+            raise SymshapeError(f"{self.name}: cannot read the annotations ({err})") from None
+        params = list(self.sig.parameters.values())
+        unknown = set(specs) - {p.name for p in params}
+        if unknown:
+            raise SymshapeError(f"{self.name} has no parameter(s) {sorted(unknown)} (given "
+                                f"shape specs)")
+        # (parameter, tree) for every parameter with specs, in order.
+        self.trees: list[tuple[inspect.Parameter, Node]] = []
+        for p in params:
+            if p.name in specs:
+                tree: Node | None = tree_of_spec(specs[p.name], p.name)
+            else:
+                tree = tree_of_annotation(hints.get(p.name), p.name)
+            if tree is not None:
+                self.trees.append((p, tree))
+        self.ret: Node | None = tree_of_spec(returns, RETURN) if returns is not None else \
+            tree_of_annotation(hints.get("return"), RETURN)
+        if not self.trees and self.ret is None:
+            raise SymshapeError(f"{self.name} has no shape annotations: annotate its arrays "
+                                "with Shaped[T, 'spec'] or pass specs to the decorator")
+        self.positional = _simple_positions(self.sig, self.trees)
+        self.arg_plans = Plans(self.constraints, before_call=True)
+        self.all_plans = Plans(self.constraints, before_call=False)
+        self.accepted: set[Any] = set()
+        self.accepted_return: set[Any] = set()
+
+    # -- collecting --------------------------------------------------------------
+    def arg_found(self, args: tuple[Any, ...], kwargs: dict[str, Any]
+                  ) -> tuple[Found, list[int]]:
+        """The annotated arrays of a call, and the lengths of its containers."""
+        found: Found = []
+        lengths: list[int] = []
+        try:
+            bound = self.sig.bind(*args, **kwargs)
+        except TypeError:
+            return found, lengths  # the call itself reports the wrong arguments
+        values = bound.arguments
+        for p, tree in self.trees:
+            if p.name in values:
+                value = values[p.name]
+            elif p.default is not inspect.Parameter.empty:
+                value = p.default
+            else:
+                continue
+            if p.kind is inspect.Parameter.VAR_POSITIONAL:
+                for i, v in enumerate(value):
+                    collect(tree, v, f"{p.name}[{i}]", found, lengths)
+                lengths.append(len(value))
+            elif p.kind is inspect.Parameter.VAR_KEYWORD:
+                for k in sorted(value):
+                    collect(tree, value[k], k, found, lengths)
+                lengths.append(len(value))
+            elif value is None and type(tree) is Leaf and p.default is None:
+                lengths.append(-1)  # an optional array left out
+            else:
+                collect(tree, value, p.name, found, lengths)
+        return found, lengths
+
+    # -- checking ----------------------------------------------------------------
+    def check(self, found: Found, plans: Plans, when: str) -> bool:
+        """Check the arrays; True when every size was an int (the key may be kept)."""
+        shapes = [tuple(x.shape) for _, _, x in found]
+        triples = [(n, s, sh) for (n, s, _), sh in zip(found, shapes, strict=True)]
+        try:
+            plan = plans.get(triples)
+            run_plan(plan, {n: sh for n, _, sh in triples})
+        except ShapeMismatchError as err:
+            raise ShapeMismatchError(f"{when} {self.name}: {_readable(str(err), found)}"
+                                     ) from None
+        return _all_ints(shapes)
+
+    def check_return(self, out: Any, found: Found) -> bool:
+        """Check the return value with the arrays of the call (True: all sizes ints)."""
+        assert self.ret is not None
+        ret_found: Found = []
+        collect(self.ret, out, RETURN, ret_found, [])
+        return self.check(found + ret_found, self.all_plans, "the value returned by")
+
+
+def _readable(message: str, found: Found) -> str:
+    """ShapeCheck names the arrays ``args['x']``; here they are just ``x``."""
+    for name, _, _ in found:
+        message = message.replace(f"args[{name!r}]", name)
+    return message
+
+
+def _simple_positions(sig: inspect.Signature, trees: list[tuple[inspect.Parameter, Node]]
+                      ) -> tuple[int, ...] | None:
+    """The positions of the annotated parameters when each is one array that may be
+    passed by position (the fast path of a positional call), else ``None``."""
+    order = list(sig.parameters)
+    out = []
+    for p, tree in trees:
+        if type(tree) is not Leaf or p.kind not in (inspect.Parameter.POSITIONAL_ONLY,
+                                                    inspect.Parameter.POSITIONAL_OR_KEYWORD):
+            return None
+        out.append(order.index(p.name))
+    return tuple(out)
+
+
+def _wrap_function(fn: Callable[..., Any], checker: _Checker) -> Callable[..., Any]:
+    positions = checker.positional
+    needed = max(positions) + 1 if positions else 0
+    accepted = checker.accepted
+    accepted_return = checker.accepted_return
+    ret_leaf = type(checker.ret) is Leaf
+
+    def found_of(key_args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Found]:
+        found, lengths = checker.arg_found(key_args, kwargs)
+        return (tuple(lengths), tuple(x.shape for _, _, x in found)), found
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        key: Any = None
+        found: Found | None = None
+        if positions is not None and not kwargs and len(args) >= needed:
+            try:
+                key = tuple([args[i].shape for i in positions])
+                hit = key in accepted
+            except (AttributeError, TypeError):
+                key, hit = None, False
+        else:
+            hit = False
+        if not hit:
+            if key is None:
+                key, found = found_of(args, kwargs)
+                try:
+                    hit = key in accepted
+                except TypeError:  # unhashable symbolic sizes
+                    hit = False
+            if not hit:
+                if found is None:
+                    found = checker.arg_found(args, kwargs)[0]
+                if checker.check(found, checker.arg_plans, "in the call of"):
+                    if len(accepted) >= _MAX_ACCEPTED:
+                        accepted.clear()
+                    accepted.add(key)
+        out = fn(*args, **kwargs)
+        if checker.ret is None:
+            return out
+        rkey = None
+        if ret_leaf:
+            try:
+                rkey = (key, out.shape)
+                if rkey in accepted_return:
+                    return out
+            except (AttributeError, TypeError):
+                rkey = None
+        if found is None:
+            found = checker.arg_found(args, kwargs)[0]
+        if checker.check_return(out, found) and rkey is not None:
+            if len(accepted_return) >= _MAX_ACCEPTED:
+                accepted_return.clear()
+            accepted_return.add(rkey)
+        return out
+
+    wrapper.__symshape_checker__ = checker  # type: ignore[attr-defined]
+    return wrapper
+
+
+
+@overload
+def shapecheck(fn: F, /) -> F: ...
+
+
+@overload
+def shapecheck(*, constraints: Iterable[str] = (), returns: Any = None,
+               **specs: Any) -> Callable[[F], F]: ...
+
+
+def shapecheck(fn: Any = None, /, *, constraints: Iterable[str] = (), returns: Any = None,
+               **specs: Any) -> Any:
+    """Check the shapes of a function's arrays on every call.
+
+    The specs come from the annotations (``x: Shaped[np.ndarray, "b, d"]``, or
+    ``Annotated[T, Shape("b, d")]``; in containers, dataclass fields and
+    optional values too) or from the decorator's keyword arguments, which take
+    precedence: ``@shapecheck(x="b, d", returns="b, 4*d")``.  One set of
+    dimension variables is solved from all the arrays of a call and its return
+    value, under the ``constraints``.
+
+    Args:
+      fn: the function (``@shapecheck`` without parentheses).
+      constraints: constraints on the dimension variables (``"mod(s, 128) == 0"``).
+      returns: the spec of the return value (instead of its annotation).
+      specs: the spec of a parameter, by its name: a string, or a tuple, list or
+        dict of strings for a container.
+
+    Returns:
+      The function, wrapped.
+
+    Raises:
+      SymshapeError, ParseError: for bad specs (when decorating).
+      ShapeMismatchError: from a call whose shapes do not match (naming the
+        argument, the axis, the spec and the variables solved so far).
+    """
+    def decorate(f: Any) -> Any:
+        if isinstance(f, type):
+            return _wrap_class(f, constraints)
+        checker = _Checker(f, specs, returns, constraints)
+        return _wrap_function(f, checker)
+
+    return decorate if fn is None else decorate(fn)
+
+
+def _wrap_class(cls: type, constraints: Iterable[str]) -> type:
+    """A dataclass whose annotated fields are checked after ``__init__``."""
+    if not dataclasses.is_dataclass(cls):
+        raise SymshapeError(f"@shapecheck on a class needs a dataclass, got {cls.__qualname__}")
+    tree = tree_of_annotation(cls, cls.__name__)
+    if tree is None:
+        raise SymshapeError(f"{cls.__qualname__} has no fields with shape annotations")
+    plans = Plans(tuple(constraints), before_call=False)
+    original = cls.__init__
+
+    @functools.wraps(original)
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        original(self, *args, **kwargs)
+        found: Found = []
+        collect(tree, self, "self", found, [])
+        shapes = {n: tuple(x.shape) for n, _, x in found}
+        triples = [(n, s, shapes[n]) for n, s, _ in found]
+        try:
+            run_plan(plans.get(triples), shapes)
+        except ShapeMismatchError as err:
+            raise ShapeMismatchError(
+                f"in the fields of {cls.__qualname__}: {_readable(str(err), found)}"
+            ) from None
+
+    cls.__init__ = __init__  # type: ignore[method-assign]
+    return cls
+
+
+__all__ = ["shapecheck"]

@@ -13,15 +13,20 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
+import re
 import typing
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar, overload
 
-from symshape.errors import ShapeMismatchError, SymshapeError
+from symshape.errors import ShapeMismatchError, SymshapeError, UnsolvableSpecsError
 from symshape.typing.annotations import (
+    Each,
+    Fields,
     Found,
+    Items,
     Leaf,
     Node,
+    Optional_,
     collect,
     tree_of_annotation,
     tree_of_spec,
@@ -33,7 +38,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 # Accepted shape keys kept per function before the set is cleared (bounded memory).
 _MAX_ACCEPTED = 4096
-RETURN = "return"
+# The return value's name in the ShapeCheck: after every identifier, so that the
+# variables are solved from the arguments first (ShapeCheck orders names).
+RETURN = "~return"
 
 
 def _all_ints(shapes: list[tuple[Any, ...]]) -> bool:
@@ -76,8 +83,11 @@ class _Checker:
         if not self.trees and self.ret is None:
             raise SymshapeError(f"{self.name} has no shape annotations: annotate its arrays "
                                 "with Shaped[T, 'spec'] or pass specs to the decorator")
+        _check_constraint_names(self.name, self.constraints,
+                                [t for _, t in self.trees] + [self.ret])
         self.positional = _simple_positions(self.sig, self.trees)
-        self.arg_plans = Plans(self.constraints, before_call=True)
+        # Arguments that only the return value solves are checked after the call.
+        self.arg_plans = Plans(self.constraints, before_call=self.ret is not None)
         self.all_plans = Plans(self.constraints, before_call=False)
         self.accepted: set[Any] = set()
         self.accepted_return: set[Any] = set()
@@ -115,12 +125,13 @@ class _Checker:
         return found, lengths
 
     # -- checking ----------------------------------------------------------------
-    def check(self, found: Found, plans: Plans, when: str) -> bool:
+    def check(self, found: Found, plans: Plans, when: str, skip: tuple[str, ...] = ()
+              ) -> bool:
         """Check the arrays; True when every size was an int (the key may be kept)."""
         shapes = [tuple(x.shape) for _, _, x in found]
         triples = [(n, s, sh) for (n, s, _), sh in zip(found, shapes, strict=True)]
         try:
-            plan = plans.get(triples)
+            plan = plans.get(triples, skip)
             run_plan(plan, {n: sh for n, _, sh in triples})
         except ShapeMismatchError as err:
             raise ShapeMismatchError(f"{when} {self.name}: {_readable(str(err), found)}"
@@ -132,14 +143,55 @@ class _Checker:
         assert self.ret is not None
         ret_found: Found = []
         collect(self.ret, out, RETURN, ret_found, [])
-        return self.check(found + ret_found, self.all_plans, "the value returned by")
+        # The constraints checked before the call are not checked again (in an
+        # export, that would emit their run-time checks twice).
+        skip: tuple[str, ...] = ()
+        if found:
+            shapes = [(n, s, tuple(x.shape)) for n, s, x in found]
+            before = self.arg_plans.get(shapes)
+            if before.check is not None:
+                skip = before.constraints
+        return self.check(found + ret_found, self.all_plans, "the value returned by", skip)
+
+
+def _tree_names(tree: Node | None, out: set[str]) -> None:
+    if type(tree) is Leaf:
+        for it in tree.spec.items:
+            out |= it.names
+    elif isinstance(tree, Optional_ | Each):
+        _tree_names(tree.inner, out)
+    elif isinstance(tree, Items | Fields):
+        for t in tree.trees:
+            _tree_names(t, out)
+
+
+def _check_constraint_names(where: str, constraints: tuple[str, ...],
+                            trees: list[Node | None]) -> None:
+    """A constraint on a variable of no spec cannot be checked (as in ShapeCheck)."""
+    declared: set[str] = set()
+    for t in trees:
+        _tree_names(t, declared)
+    for c in constraints:
+        missing = constraint_names(c) - declared
+        if missing:
+            raise UnsolvableSpecsError(
+                f"{where}: the constraint {c!r} mentions the dimension variable(s) "
+                f"{', '.join(repr(v) for v in sorted(missing))}, which occur in no spec: "
+                "their values cannot be computed from the shapes, so the constraint cannot "
+                "be checked")
 
 
 def _readable(message: str, found: Found) -> str:
-    """ShapeCheck names the arrays ``args['x']``; here they are just ``x``."""
-    for name, _, _ in found:
-        message = message.replace(f"args[{name!r}]", name)
-    return message
+    """ShapeCheck names the arrays ``args[i]`` (or ``args['x']``); here they are ``x``."""
+    names = [("return" if n == RETURN else n) for n, _, _ in found]
+
+    def name(m: re.Match[str]) -> str:
+        key = m.group(1)
+        if key.isdigit():
+            return names[int(key)] if int(key) < len(names) else m.group(0)
+        return "return" if key[1:-1] == RETURN else key[1:-1]
+
+    return re.sub(r"args\[(\d+|'[^']*')\]", name, message)
 
 
 def _simple_positions(sig: inspect.Signature, trees: list[tuple[inspect.Parameter, Node]]

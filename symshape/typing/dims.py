@@ -281,7 +281,7 @@ def expand(spec: ArraySpec, rank: int, run_lengths: dict[str, int],
         else:
             one = it.broadcast and ones is not None and ones[len(out)]
             out.append("_" if one else it.text)
-    return ", ".join(out) + ("," if len(out) == 1 else "")
+    return ", ".join(out)
 
 
 __all__ = ["ArraySpec", "Item", "Syntax", "constraint_names", "expand", "names_in",

@@ -29,14 +29,19 @@ class Plan:
 
     Attributes:
       specs: the ShapeCheck spec string of every array, by name.
-      constraints: the constraints that apply (those whose variables all occur).
-      check: the ShapeCheck, or ``None`` when the arrays alone cannot be solved
-        (before a call, a variable that only the return value determines).
+      constraints: the constraints that apply: those whose variables all occur
+        (not only where a broadcastable 1 stands, nor only in the return value).
+      check: the ShapeCheck of the specs in the order of the arrays (messages
+        name them ``args[i]``; variables are solved from the first arrays
+        first), or ``None`` when the arrays alone cannot be solved (before a
+        call, a variable that only the return value determines).
+      order: the names of the arrays, in order.
     """
 
     specs: dict[str, str]
     constraints: tuple[str, ...]
     check: ShapeCheck | None
+    order: tuple[str, ...] = ()
 
 
 def _is_int(d: Any) -> bool:
@@ -116,12 +121,12 @@ def build_plan(found: Sequence[tuple[str, ArraySpec, tuple[Any, ...]]],
             pos += width
     kept = tuple(c for c in constraints if constraint_names(c) <= names)
     try:
-        check: ShapeCheck | None = ShapeCheck(specs, constraints=kept)
+        check: ShapeCheck | None = ShapeCheck(list(specs.values()), constraints=kept)
     except UnsolvableSpecsError:
         if not before_call:
             raise
         check = None  # the return value settles it: checked after the call
-    return Plan(specs, kept, check)
+    return Plan(specs, kept, check, tuple(specs))
 
 
 class Plans:
@@ -132,12 +137,15 @@ class Plans:
         self.before_call = before_call
         self._plans: dict[tuple[Any, ...], Plan] = {}
 
-    def get(self, found: Sequence[tuple[str, ArraySpec, tuple[Any, ...]]]) -> Plan:
-        """The plan for these arrays (built on first use)."""
+    def get(self, found: Sequence[tuple[str, ArraySpec, tuple[Any, ...]]],
+            skip: tuple[str, ...] = ()) -> Plan:
+        """The plan for these arrays (built on first use), without the constraints
+        in ``skip`` (already checked: a function of the pattern, like the plan)."""
         key = pattern(found)
         plan = self._plans.get(key)
         if plan is None:
-            plan = build_plan(found, self.constraints, before_call=self.before_call)
+            constraints = tuple(c for c in self.constraints if c not in skip)
+            plan = build_plan(found, constraints, before_call=self.before_call)
             if len(self._plans) >= _MAX_PLANS:
                 self._plans.clear()
             self._plans[key] = plan
@@ -155,15 +163,16 @@ def run_plan(plan: Plan, shapes: dict[str, tuple[Any, ...]]) -> None:
         return
     symbolic = [d for s in shapes.values() for d in s if not _is_int(d)]
     if not symbolic:
-        plan.check.solve(shapes)
+        plan.check.solve([shapes[n] for n in plan.order])
         return
     module = type(symbolic[0]).__module__
     if module.startswith("jax"):
         from symshape.jax import assert_shapes
+        # By name: the messages in the exported artifact say args['x'].
         assert_shapes(shapes, plan.specs, constraints=plan.constraints)
     elif module.startswith("torch"):
         from symshape.torch.checks import emit_checks
-        emit_checks(plan.check.program, [shapes[n] for n in sorted(shapes)])
+        emit_checks(plan.check.program, [shapes[n] for n in plan.order])
     else:
         raise ShapeMismatchError(
             f"the sizes {symbolic[:3]} of type {type(symbolic[0]).__qualname__} are neither "

@@ -15,7 +15,7 @@ import functools
 import inspect
 import re
 import typing
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar, overload
 
 from symshape.errors import ShapeMismatchError, SymshapeError, UnsolvableSpecsError
@@ -84,7 +84,7 @@ class _Checker:
             raise SymshapeError(f"{self.name} has no shape annotations: annotate its arrays "
                                 "with Shaped[T, 'spec'] or pass specs to the decorator")
         _check_constraint_names(self.name, self.constraints,
-                                [t for _, t in self.trees] + [self.ret])
+                                [*(t for _, t in self.trees), self.ret])
         self.positional = _simple_positions(self.sig, self.trees)
         # Arguments that only the return value solves are checked after the call.
         self.arg_plans = Plans(self.constraints, before_call=self.ret is not None)
@@ -166,7 +166,7 @@ def _tree_names(tree: Node | None, out: set[str]) -> None:
 
 
 def _check_constraint_names(where: str, constraints: tuple[str, ...],
-                            trees: list[Node | None]) -> None:
+                            trees: Sequence[Node | None]) -> None:
     """A constraint on a variable of no spec cannot be checked (as in ShapeCheck)."""
     declared: set[str] = set()
     for t in trees:

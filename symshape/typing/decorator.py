@@ -43,10 +43,6 @@ _MAX_ACCEPTED = 4096
 RETURN = "~return"
 
 
-def _all_ints(shapes: list[tuple[Any, ...]]) -> bool:
-    return all(type(d) is int for s in shapes for d in s)
-
-
 class _Checker:
     """The checks of one function: its trees of specs, plans and accepted keys."""
 
@@ -125,33 +121,34 @@ class _Checker:
         return found, lengths
 
     # -- checking ----------------------------------------------------------------
-    def check(self, found: Found, plans: Plans, when: str, skip: tuple[str, ...] = ()
-              ) -> bool:
+    def check(self, found: Found, plans: Plans, when: str,
+              skip: Callable[[], tuple[str, ...]] | None = None) -> bool:
         """Check the arrays; True when every size was an int (the key may be kept)."""
-        shapes = [tuple(x.shape) for _, _, x in found]
-        triples = [(n, s, sh) for (n, s, _), sh in zip(found, shapes, strict=True)]
+        triples = [(n, s, tuple(x.shape)) for n, s, x in found]
         try:
             plan = plans.get(triples, skip)
             run_plan(plan, {n: sh for n, _, sh in triples})
         except ShapeMismatchError as err:
             raise ShapeMismatchError(f"{when} {self.name}: {_readable(str(err), found)}"
                                      ) from None
-        return _all_ints(shapes)
+        return all(type(d) is int for _, _, sh in triples for d in sh)
 
     def check_return(self, out: Any, found: Found) -> bool:
         """Check the return value with the arrays of the call (True: all sizes ints)."""
         assert self.ret is not None
         ret_found: Found = []
         collect(self.ret, out, RETURN, ret_found, [])
-        # The constraints checked before the call are not checked again (in an
-        # export, that would emit their run-time checks twice).
-        skip: tuple[str, ...] = ()
-        if found:
-            shapes = [(n, s, tuple(x.shape)) for n, s, x in found]
-            before = self.arg_plans.get(shapes)
-            if before.check is not None:
-                skip = before.constraints
-        return self.check(found + ret_found, self.all_plans, "the value returned by", skip)
+
+        def checked_before() -> tuple[str, ...]:
+            # The constraints checked before the call are not checked again (in an
+            # export, that would emit their run-time checks twice).
+            if not found:
+                return ()
+            before = self.arg_plans.get([(n, s, tuple(x.shape)) for n, s, x in found])
+            return before.constraints if before.check is not None else ()
+
+        return self.check(found + ret_found, self.all_plans, "the value returned by",
+                          checked_before)
 
 
 def _tree_names(tree: Node | None, out: set[str]) -> None:
@@ -214,10 +211,15 @@ def _wrap_function(fn: Callable[..., Any], checker: _Checker) -> Callable[..., A
     accepted = checker.accepted
     accepted_return = checker.accepted_return
     ret_leaf = type(checker.ret) is Leaf
+    # (position, name, spec) of each array on the positional path.
+    fast = [] if positions is None else [
+        (i, p.name, tree.spec) for i, (p, tree) in zip(positions, checker.trees, strict=True)
+        if type(tree) is Leaf]
 
     def found_of(key_args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Found]:
         found, lengths = checker.arg_found(key_args, kwargs)
-        return (tuple(lengths), tuple(x.shape for _, _, x in found)), found
+        # Tagged: never equal to the key of the positional path (a tuple of shapes).
+        return ("by name", tuple(lengths), tuple(x.shape for _, _, x in found)), found
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -240,7 +242,7 @@ def _wrap_function(fn: Callable[..., Any], checker: _Checker) -> Callable[..., A
                     hit = False
             if not hit:
                 if found is None:
-                    found = checker.arg_found(args, kwargs)[0]
+                    found = [(name, spec, args[i]) for i, name, spec in fast]
                 if checker.check(found, checker.arg_plans, "in the call of"):
                     if len(accepted) >= _MAX_ACCEPTED:
                         accepted.clear()
@@ -257,7 +259,8 @@ def _wrap_function(fn: Callable[..., Any], checker: _Checker) -> Callable[..., A
             except (AttributeError, TypeError):
                 rkey = None
         if found is None:
-            found = checker.arg_found(args, kwargs)[0]
+            found = [(name, spec, args[i]) for i, name, spec in fast] if positions is not None \
+                and not kwargs and len(args) >= needed else checker.arg_found(args, kwargs)[0]
         if checker.check_return(out, found) and rkey is not None:
             if len(accepted_return) >= _MAX_ACCEPTED:
                 accepted_return.clear()

@@ -20,7 +20,7 @@ Where both syntaxes read a string, they give it the same meaning.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from symshape import parsing
@@ -64,11 +64,17 @@ class ArraySpec:
       text: the string as written.
       syntax: the syntax it was read in (``symshape`` or ``jaxtyping``).
       items: its entries, in order; at most one is a run.
+      has_broadcast: whether an entry is broadcastable.
     """
 
     text: str
     syntax: str
     items: tuple[Item, ...]
+    has_broadcast: bool = field(init=False, default=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # Read on every call whose shapes were not seen before.
+        object.__setattr__(self, "has_broadcast", any(it.broadcast for it in self.items))
 
     @property
     def run_index(self) -> int | None:
@@ -227,11 +233,15 @@ def _read_jaxtyping(text: str) -> ArraySpec:
 
 
 def _looks_jaxtyping(text: str) -> bool:
+    words = text.split()
+    if re.search(r"[\w)]\s+[\w(*#?.]", text) or any(w[0] in "*#?" for w in words) \
+            or re.search(r"(?<![=<>!])=(?!=)", text):
+        return True  # two operands side by side, or jaxtyping's marks: no parse needed
     try:
         parsing.parse_spec(text)
     except ParseError:
         return True
-    return any(re.match(r"_[^\W\d_]", w) for w in text.split())
+    return any(re.match(r"_[^\W\d_]", w) for w in words)
 
 
 def read_spec(text: object, syntax: Syntax = "auto") -> ArraySpec:

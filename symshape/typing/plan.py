@@ -11,7 +11,7 @@ run-time checks (:func:`symshape.jax.assert_shapes`,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,11 +86,10 @@ def _show(shape: Sequence[Any]) -> str:
 
 
 def pattern(found: Sequence[tuple[str, ArraySpec, tuple[Any, ...]]]) -> tuple[Any, ...]:
-    """What the plan of a call depends on: names, ranks, and the concrete 1s of
+    """What the plan of a call depends on: names, specs, ranks, and the concrete 1s of
     the arrays whose spec has a broadcastable dimension."""
     return tuple((name, id(spec), len(shape),
-                  tuple(_is_int(d) and d == 1 for d in shape)
-                  if any(it.broadcast for it in spec.items) else None)
+                  tuple(_is_int(d) and d == 1 for d in shape) if spec.has_broadcast else None)
                  for name, spec, shape in found)
 
 
@@ -106,8 +105,7 @@ def build_plan(found: Sequence[tuple[str, ArraySpec, tuple[Any, ...]]],
     specs: dict[str, str] = {}
     names: set[str] = set()
     for (name, spec, shape), rank in zip(found, ranks, strict=True):
-        ones = tuple(_is_int(d) and d == 1 for d in shape) \
-            if any(it.broadcast for it in spec.items) else None
+        ones = tuple(_is_int(d) and d == 1 for d in shape) if spec.has_broadcast else None
         specs[name] = expand(spec, rank, runs, ones)
         pos = 0
         for it in spec.items:
@@ -138,13 +136,15 @@ class Plans:
         self._plans: dict[tuple[Any, ...], Plan] = {}
 
     def get(self, found: Sequence[tuple[str, ArraySpec, tuple[Any, ...]]],
-            skip: tuple[str, ...] = ()) -> Plan:
+            skip: Callable[[], tuple[str, ...]] | None = None) -> Plan:
         """The plan for these arrays (built on first use), without the constraints
-        in ``skip`` (already checked: a function of the pattern, like the plan)."""
+        that ``skip()`` gives (already checked: a function of the pattern, like the
+        plan, so it is asked only when the plan is built)."""
         key = pattern(found)
         plan = self._plans.get(key)
         if plan is None:
-            constraints = tuple(c for c in self.constraints if c not in skip)
+            skipped = skip() if skip is not None else ()
+            constraints = tuple(c for c in self.constraints if c not in skipped)
             plan = build_plan(found, constraints, before_call=self.before_call)
             if len(self._plans) >= _MAX_PLANS:
                 self._plans.clear()

@@ -420,3 +420,30 @@ def test_the_property_saw_both_verdicts() -> None:
     if not _SEEN:
         pytest.skip("run with the property test")
     assert _SEEN.get("ok", 0) >= 20 and _SEEN.get("mismatch", 0) >= 20, _SEEN
+
+
+def test_annotations_naming_what_is_defined_later(tmp_path: Any, monkeypatch: Any) -> None:
+    # With postponed annotations, a type defined after the function is read at its
+    # first call.
+    (tmp_path / "later_module.py").write_text(
+        "from __future__ import annotations\n"
+        "import dataclasses\n"
+        "import numpy as np\n"
+        "from symshape.typing import Shaped, shapecheck\n"
+        "@shapecheck\n"
+        "def apply(p: Later, x: Shaped[np.ndarray, 'n, d']) -> Shaped[np.ndarray, 'n, h']:\n"
+        "    return x @ p.w\n"
+        "@shapecheck\n"
+        "def broken(x: Missing) -> None:\n"
+        "    return None\n"
+        "@dataclasses.dataclass\n"
+        "class Later:\n"
+        "    w: Shaped[np.ndarray, 'd, h']\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import later_module  # type: ignore[import-not-found]
+
+    assert later_module.apply(later_module.Later(z(3, 4)), z(2, 3)).shape == (2, 4)
+    with pytest.raises(ShapeMismatchError, match=r"x.shape\[1\] == 3.*from p.w.shape\[0\]"):
+        later_module.apply(later_module.Later(z(5, 4)), z(2, 3))
+    with pytest.raises(SymshapeError, match="cannot read the annotations.*Missing"):
+        later_module.broken(1)

@@ -43,6 +43,10 @@ _MAX_ACCEPTED = 4096
 RETURN = "~return"
 
 
+class UnresolvedAnnotationsError(SymshapeError):
+    """An annotation names something not defined (yet)."""
+
+
 class _Checker:
     """The checks of one function: its trees of specs, plans and accepted keys."""
 
@@ -58,6 +62,9 @@ class _Checker:
         self.sig = inspect.signature(fn)
         try:
             hints = typing.get_type_hints(fn, include_extras=True)
+        except NameError as err:  # perhaps a name defined after the function
+            raise UnresolvedAnnotationsError(
+                f"{self.name}: cannot read the annotations ({err})") from None
         except Exception as err:
             raise SymshapeError(f"{self.name}: cannot read the annotations ({err})") from None
         params = list(self.sig.parameters.values())
@@ -310,10 +317,29 @@ def shapecheck(fn: Any = None, /, *, constraints: Iterable[str] = (), returns: A
     def decorate(f: Any) -> Any:
         if isinstance(f, type):
             return _wrap_class(f, constraints)
-        checker = _Checker(f, specs, returns, constraints)
+        try:
+            checker = _Checker(f, specs, returns, constraints)
+        except UnresolvedAnnotationsError:
+            return _wrap_later(f, specs, returns, constraints)
         return _wrap_function(f, checker)
 
     return decorate if fn is None else decorate(fn)
+
+
+def _wrap_later(fn: Callable[..., Any], specs: dict[str, Any], returns: Any,
+                constraints: Iterable[str]) -> Callable[..., Any]:
+    """``fn`` checked from its first call on: its annotations name something defined
+    after it (``from __future__ import annotations`` and a class defined below)."""
+    constraints = tuple(constraints)
+    wrapped: list[Callable[..., Any]] = []
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if not wrapped:
+            wrapped.append(_wrap_function(fn, _Checker(fn, specs, returns, constraints)))
+        return wrapped[0](*args, **kwargs)
+
+    return wrapper
 
 
 def _wrap_class(cls: type, constraints: Iterable[str]) -> type:

@@ -114,3 +114,28 @@ def test_torch_compile(dynamic: bool) -> None:
     assert f(r(3, 256, 8), r(8, 32), r(256, 256)).shape == (3, 256, 8)
     with pytest.raises(Exception, match=r"mod\(s, 128\) == 0"):
         f(r(2, 100, 8), r(8, 32), r(100, 100))
+
+
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_torch_compile_fullgraph(dynamic: bool) -> None:
+    # The whole call is one graph: the plan is a constant of the trace and its
+    # assertions are torch._check calls with symshape's words.
+    f = torch.compile(attention, dynamic=dynamic, backend="eager", fullgraph=True)
+    assert f(r(2, 128, 8), r(8, 32), r(128, 128)).shape == (2, 128, 8)
+    assert f(r(3, 256, 8), r(8, 32), r(256, 256)).shape == (3, 256, 8)
+    with pytest.raises(Exception, match=r"the constraint 'mod\(s, 128\) == 0' of the scope "
+                                        r"does not hold"):
+        f(r(2, 100, 8), r(8, 32), r(100, 100))
+
+
+def test_strict_export() -> None:
+    b, s, d = Dim("b"), Dim("s"), Dim("d")
+    ep = torch.export.export(
+        Attention(), (r(2, 128, 8), r(8, 32), r(128, 128)),
+        dynamic_shapes=({0: b, 1: s, 2: d}, {0: d, 1: 4 * d}, {0: s, 1: s}), strict=True,
+        prefer_deferred_runtime_asserts_over_guards=True)
+    assert ep.module()(r(3, 256, 4), r(4, 16), r(256, 256)).shape == (3, 256, 4)
+    with pytest.raises(RuntimeError, match="128"):
+        ep.module()(r(3, 100, 4), r(4, 16), r(100, 100))
+    with pytest.raises(Exception, match=r"mask.shape\[0\]"):
+        torch.export.export(Attention(), (r(2, 128, 8), r(8, 32), r(64, 128)), strict=True)

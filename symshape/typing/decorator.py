@@ -13,12 +13,12 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
-import re
 import typing
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar, overload
 
 from symshape.errors import ShapeMismatchError, SymshapeError, UnsolvableSpecsError
+from symshape.typing import dynamo
 from symshape.typing.annotations import (
     Each,
     Fields,
@@ -31,16 +31,16 @@ from symshape.typing.annotations import (
     tree_of_annotation,
     tree_of_spec,
 )
-from symshape.typing.dims import constraint_names
-from symshape.typing.plan import Plans, run_plan
+from symshape.typing.dims import ArraySpec, constraint_names
+from symshape.typing.plan import RETURN, Plans, readable, run_plan
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 # Accepted shape keys kept per function before the set is cleared (bounded memory).
 _MAX_ACCEPTED = 4096
-# The return value's name in the ShapeCheck: after every identifier, so that the
-# variables are solved from the arguments first (ShapeCheck orders names).
-RETURN = "~return"
+
+Triple = tuple[str, ArraySpec, tuple[Any, ...]]
+"""``(name, spec, shape)`` of one array."""
 
 
 class UnresolvedAnnotationsError(SymshapeError):
@@ -83,6 +83,9 @@ class _Checker:
                 self.trees.append((p, tree))
         self.ret: Node | None = tree_of_spec(returns, RETURN) if returns is not None else \
             tree_of_annotation(hints.get("return"), RETURN)
+        self.spec_by_id: dict[int, ArraySpec] = {}
+        for tree in [*(t for _, t in self.trees), self.ret]:
+            _tree_specs(tree, self.spec_by_id)
         if not self.trees and self.ret is None:
             raise SymshapeError(f"{self.name} has no shape annotations: annotate its arrays "
                                 "with Shaped[T, 'spec'] or pass specs to the decorator")
@@ -131,31 +134,50 @@ class _Checker:
     def check(self, found: Found, plans: Plans, when: str,
               skip: Callable[[], tuple[str, ...]] | None = None) -> bool:
         """Check the arrays; True when every size was an int (the key may be kept)."""
-        triples = [(n, s, tuple(x.shape)) for n, s, x in found]
+        return self.check_shapes([(n, s, tuple(x.shape)) for n, s, x in found], plans, when,
+                                 skip)
+
+    def check_shapes(self, triples: list[Triple], plans: Plans, when: str,
+                     skip: Callable[[], tuple[str, ...]] | None = None) -> bool:
+        """Check ``(name, spec, shape)`` triples; True when every size was an int."""
         try:
             plan = plans.get(triples, skip)
             run_plan(plan, {n: sh for n, _, sh in triples})
         except ShapeMismatchError as err:
-            raise ShapeMismatchError(f"{when} {self.name}: {_readable(str(err), found)}"
+            names = [n for n, _, _ in triples]
+            raise ShapeMismatchError(f"{when} {self.name}: {readable(str(err), names)}"
                                      ) from None
         return all(type(d) is int for _, _, sh in triples for d in sh)
+
+    def checked_before(self, arg_triples: list[Triple]) -> Callable[[], tuple[str, ...]]:
+        """The constraints that the check of the arguments asserted (the check of the
+        return value does not assert them again: in an export, that would emit their
+        run-time checks twice)."""
+        def skip() -> tuple[str, ...]:
+            if not arg_triples:
+                return ()
+            before = self.arg_plans.get(arg_triples)
+            return before.constraints if before.check is not None else ()
+        return skip
 
     def check_return(self, out: Any, found: Found) -> bool:
         """Check the return value with the arrays of the call (True: all sizes ints)."""
         assert self.ret is not None
         ret_found: Found = []
         collect(self.ret, out, RETURN, ret_found, [])
-
-        def checked_before() -> tuple[str, ...]:
-            # The constraints checked before the call are not checked again (in an
-            # export, that would emit their run-time checks twice).
-            if not found:
-                return ()
-            before = self.arg_plans.get([(n, s, tuple(x.shape)) for n, s, x in found])
-            return before.constraints if before.check is not None else ()
-
+        arg_triples = [(n, s, tuple(x.shape)) for n, s, x in found]
         return self.check(found + ret_found, self.all_plans, "the value returned by",
-                          checked_before)
+                          self.checked_before(arg_triples))
+
+
+def _tree_specs(tree: Node | None, out: dict[int, ArraySpec]) -> None:
+    if type(tree) is Leaf:
+        out[id(tree.spec)] = tree.spec
+    elif isinstance(tree, Optional_ | Each):
+        _tree_specs(tree.inner, out)
+    elif isinstance(tree, Items | Fields):
+        for t in tree.trees:
+            _tree_specs(t, out)
 
 
 def _tree_names(tree: Node | None, out: set[str]) -> None:
@@ -183,19 +205,6 @@ def _check_constraint_names(where: str, constraints: tuple[str, ...],
                 f"{', '.join(repr(v) for v in sorted(missing))}, which occur in no spec: "
                 "their values cannot be computed from the shapes, so the constraint cannot "
                 "be checked")
-
-
-def _readable(message: str, found: Found) -> str:
-    """ShapeCheck names the arrays ``args[i]`` (or ``args['x']``); here they are ``x``."""
-    names = [("return" if n == RETURN else n) for n, _, _ in found]
-
-    def name(m: re.Match[str]) -> str:
-        key = m.group(1)
-        if key.isdigit():
-            return names[int(key)] if int(key) < len(names) else m.group(0)
-        return "return" if key[1:-1] == RETURN else key[1:-1]
-
-    return re.sub(r"args\[(\d+|'[^']*')\]", name, message)
 
 
 def _simple_positions(sig: inspect.Signature, trees: list[tuple[inspect.Parameter, Node]]
@@ -228,8 +237,28 @@ def _wrap_function(fn: Callable[..., Any], checker: _Checker) -> Callable[..., A
         # Tagged: never equal to the key of the positional path (a tuple of shapes).
         return ("by name", tuple(lengths), tuple(x.shape for _, _, x in found)), found
 
+    number = dynamo.register(checker)
+
+    def traced(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """The call while TorchDynamo traces it (see :mod:`symshape.typing.dynamo`)."""
+        if positions is not None and not kwargs and len(args) >= needed:
+            found: Found = [(name, spec, args[i]) for i, name, spec in fast]
+        else:
+            found = checker.arg_found(args, kwargs)[0]
+        triples = [(n, s, tuple(x.shape)) for n, s, x in found]
+        dynamo.check(number, triples, len(triples), False)
+        out = fn(*args, **kwargs)
+        if checker.ret is not None:
+            ret_found: Found = []
+            collect(checker.ret, out, RETURN, ret_found, [])
+            dynamo.check(number, triples + [(n, s, tuple(x.shape)) for n, s, x in ret_found],
+                         len(triples), True)
+        return out
+
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if dynamo.tracing():
+            return traced(args, kwargs)
         key: Any = None
         found: Found | None = None
         if positions is not None and not kwargs and len(args) >= needed:
@@ -362,9 +391,9 @@ def _wrap_class(cls: type, constraints: Iterable[str]) -> type:
         try:
             run_plan(plans.get(triples), shapes)
         except ShapeMismatchError as err:
+            names = [n for n, _, _ in found]
             raise ShapeMismatchError(
-                f"in the fields of {cls.__qualname__}: {_readable(str(err), found)}"
-            ) from None
+                f"in the fields of {cls.__qualname__}: {readable(str(err), names)}") from None
 
     cls.__init__ = __init__  # type: ignore[method-assign]
     return cls

@@ -11,6 +11,7 @@ run-time checks (:func:`symshape.jax.assert_shapes`,
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +19,10 @@ from typing import Any
 from symshape.errors import ShapeMismatchError, UnsolvableSpecsError
 from symshape.shapecheck import ShapeCheck
 from symshape.typing.dims import ArraySpec, constraint_names, expand, run_variable
+
+# The return value's name in the ShapeCheck: after every identifier, so that the
+# variables are solved from the arguments first (ShapeCheck orders names).
+RETURN = "~return"
 
 # Plans kept per checked function (one per pattern of ranks; each a few KB).
 _MAX_PLANS = 256
@@ -179,4 +184,18 @@ def run_plan(plan: Plan, shapes: dict[str, tuple[Any, ...]]) -> None:
             "ints nor the symbolic sizes of JAX or PyTorch")
 
 
-__all__ = ["Plan", "Plans", "build_plan", "pattern", "ranks_and_runs", "run_plan"]
+def readable(message: str, names: Sequence[str]) -> str:
+    """ShapeCheck names the arrays ``args[i]`` (or ``args['x']``); here they are ``x``."""
+    names = ["return" if n == RETURN else n for n in names]
+
+    def name(m: re.Match[str]) -> str:
+        key = m.group(1)
+        if key.isdigit():
+            return names[int(key)] if int(key) < len(names) else m.group(0)
+        return "return" if key[1:-1] == RETURN else key[1:-1]
+
+    return re.sub(r"args\[(\d+|'[^']*')\]", name, message)
+
+
+__all__ = ["RETURN", "Plan", "Plans", "build_plan", "pattern", "ranks_and_runs", "readable",
+           "run_plan"]

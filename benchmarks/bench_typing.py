@@ -47,6 +47,12 @@ except ImportError:  # pragma: no cover - the bench extra is not installed
           "'symshape[bench]')")
     sys.exit(0)
 
+try:  # the annotations name it: a module-level name (postponed annotations)
+    import torch
+    T = torch.Tensor
+except ImportError:  # pragma: no cover
+    torch = None
+
 Arr = np.ndarray
 D = 16
 
@@ -132,6 +138,31 @@ def bench_first_call(rounds: int) -> dict[str, float]:
     return result
 
 
+def bench_torch_same_shapes(rounds: int) -> dict[str, float] | None:
+    """Same shapes, torch tensors (the decorator also asks whether dynamo traces)."""
+    if torch is None:
+        return None
+    out = torch.zeros(64, D)
+    x, w1, w2 = torch.zeros(8, D), torch.zeros(D, 4 * D), torch.zeros(4 * D, D)
+
+    @jaxtyped(typechecker=beartype)
+    def jt(x: Float[T, "b d"], w1: Float[T, "d d4"], w2: Float[T, "d4 d"]
+           ) -> Float[T, "b d"]:
+        return out[: x.shape[0]]
+
+    @shapecheck
+    def ss(x: Shaped[T, "b, d"], w1: Shaped[T, "d, 4*d"], w2: Shaped[T, "4*d, d"]
+           ) -> Shaped[T, "b, d"]:
+        return out[: x.shape[0]]
+
+    def plain(x: T, w1: T, w2: T) -> T:
+        return out[: x.shape[0]]
+
+    fns = {"undecorated": plain, "jaxtyping+beartype": jt, "symshape": ss}
+    return compare({name: (lambda f=f: f(x, w1, w2)) for name, f in fns.items()},
+                   rounds=rounds)
+
+
 def report(title: str, times: dict[str, float]) -> None:
     base = times["undecorated"]
     print(f"\n{title}")
@@ -157,6 +188,9 @@ def main(argv: list[str] | None = None) -> int:
     report("new shapes every call (symshape: the plan reused, shapes solved)",
            bench_new_shapes(rounds, 200 if args.quick else 1000))
     report("first call (decorate + call once)", bench_first_call(rounds * 3))
+    torch_times = bench_torch_same_shapes(rounds)
+    if torch_times is not None:
+        report("torch tensors, same shapes", torch_times)
     return 0
 
 

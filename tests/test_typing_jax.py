@@ -10,12 +10,13 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import warnings
 from typing import Any
 
 import pytest
 
 from symshape import ShapeMismatchError
-from symshape.typing import Shaped, shapecheck
+from symshape.typing import Shaped, UnsettledShapeWarning, shapecheck
 
 jax = pytest.importorskip("jax")
 import jax.numpy as jnp  # noqa: E402
@@ -99,9 +100,14 @@ def test_checked_once_per_trace_and_never_in_the_compiled_function() -> None:
 
 def test_export_proves_refutes_or_checks_at_run_time() -> None:
     b, s, d = export.symbolic_shape("b, s, d")
-    exp = export.export(jax.jit(attention))(sds(b, s, d), sds(d, 4 * d), sds(s, s))
     # What the symbolic shapes imply is proved and dropped; mod(s, 128) == 0 is not
-    # implied, so it ships in the artifact as a run-time check with symshape's message.
+    # implied, so it ships in the artifact as a run-time check with symshape's message,
+    # and a warning says which constraint of the export would settle it.
+    with pytest.warns(UnsettledShapeWarning, match=r"in the call of attention: the "
+                      r"constraint 'mod\(s, 128\) == 0' is not implied by the export's shapes "
+                      r"\(it fails e.g. for \{'s': 1\}\).* would settle it: "
+                      r"'mod\(s, 128\) == 0'$"):
+        exp = export.export(jax.jit(attention))(sds(b, s, d), sds(d, 4 * d), sds(s, s))
     ours = our_assertions(exp.mlir_module())
     assert len(ours) == 1 and "mod(s, 128) == 0" in ours[0]
     assert exp.call(z(2, 128, 8), z(8, 32), z(128, 128)).shape == (2, 128, 8)
@@ -112,9 +118,15 @@ def test_export_proves_refutes_or_checks_at_run_time() -> None:
 
     # Shapes that imply the constraint: nothing left to check at run time.
     b, k, d = export.symbolic_shape("b, k, d")
-    exp = export.export(jax.jit(attention))(sds(b, 128 * k, d), sds(d, 4 * d),
-                                            sds(128 * k, 128 * k))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnsettledShapeWarning)
+        exp = export.export(jax.jit(attention))(sds(b, 128 * k, d), sds(d, 4 * d),
+                                                sds(128 * k, 128 * k))
     assert our_assertions(exp.mlir_module()) == []
+    # The export's own constraints settle it too.
+    b, s, d = export.symbolic_shape("b, s, d", constraints=["s >= 1000"])
+    with pytest.warns(UnsettledShapeWarning, match=r"fails e.g. for \{'s': 1000\}"):
+        export.export(jax.jit(attention))(sds(b, s, d), sds(d, 4 * d), sds(s, s))
 
     # A rule that fails for every shape is refuted while exporting.
     b, s, d = export.symbolic_shape("b, s, d")
@@ -138,7 +150,8 @@ def test_the_exported_mlp_checks_its_result() -> None:
 
 def test_the_artifact_checks_in_another_process(tmp_path: Any) -> None:
     b, s, d = export.symbolic_shape("b, s, d")
-    exp = export.export(jax.jit(attention))(sds(b, s, d), sds(d, 4 * d), sds(s, s))
+    with pytest.warns(UnsettledShapeWarning):
+        exp = export.export(jax.jit(attention))(sds(b, s, d), sds(d, 4 * d), sds(s, s))
     path = tmp_path / "attention.bin"
     try:
         path.write_bytes(exp.serialize())
@@ -178,3 +191,19 @@ def test_jaxtyping_syntax_under_export() -> None:
     assert exp.call(z(2, 3, 5), z(2, 3, 1)).shape == (2, 3, 5)
     with pytest.raises(ShapeMismatchError, match=r"'\*batch' covers 1 dimension"):
         export.export(jax.jit(f))(sds(b, 3, c), sds(3, 1))
+
+
+def test_the_warning_states_the_constraint_in_the_exports_variables() -> None:
+    @shapecheck(constraints=["n >= 2*m"])
+    def f(x: Shaped[A, "n"], y: Shaped[A, "m"]) -> None:
+        return None
+
+    p, q = export.symbolic_shape("p, q")
+    with pytest.warns(UnsettledShapeWarning, match=r"'n >= 2\*m', which is '\(3\*p\) >= 2\*q' "
+                                                   r"for the export's shapes, .* would settle it: "
+                                                   r"'q <= 1' or 'p >= q'"):
+        export.export(jax.jit(f))(sds(3 * p), sds(q))
+    p, q = export.symbolic_shape("p, q", constraints=["p >= q"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnsettledShapeWarning)
+        export.export(jax.jit(f))(sds(3 * p), sds(q))  # 3*p >= 2*q follows from p >= q

@@ -21,5 +21,6 @@ eagerly and under ``torch.export`` (``torch._check`` in the graph).
 from symshape.typing.annotations import Shape, Shaped
 from symshape.typing.decorator import shapecheck
 from symshape.typing.dims import read_spec
+from symshape.typing.plan import UnsettledShapeWarning
 
-__all__ = ["Shape", "Shaped", "read_spec", "shapecheck"]
+__all__ = ["Shape", "Shaped", "UnsettledShapeWarning", "read_spec", "shapecheck"]

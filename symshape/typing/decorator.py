@@ -14,6 +14,7 @@ import dataclasses
 import functools
 import inspect
 import typing
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar, overload
 
@@ -32,7 +33,7 @@ from symshape.typing.annotations import (
     tree_of_spec,
 )
 from symshape.typing.dims import ArraySpec, constraint_names
-from symshape.typing.plan import RETURN, Plans, readable, run_plan
+from symshape.typing.plan import RETURN, Plans, UnsettledShapeWarning, readable, run_plan
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -142,11 +143,14 @@ class _Checker:
         """Check ``(name, spec, shape)`` triples; True when every size was an int."""
         try:
             plan = plans.get(triples, skip)
-            run_plan(plan, {n: sh for n, _, sh in triples})
+            notes = run_plan(plan, {n: sh for n, _, sh in triples}, f"{when} {self.name}")
         except ShapeMismatchError as err:
             names = [n for n, _, _ in triples]
             raise ShapeMismatchError(f"{when} {self.name}: {readable(str(err), names)}"
                                      ) from None
+        for note in notes:
+            warnings.warn(f"{when} {self.name}: {readable(note, [n for n, _, _ in triples])}",
+                          UnsettledShapeWarning, stacklevel=4)
         return all(type(d) is int for _, _, sh in triples for d in sh)
 
     def checked_before(self, arg_triples: list[Triple]) -> Callable[[], tuple[str, ...]]:

@@ -120,7 +120,7 @@ def constraint_names(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def _split_top_level(text: str) -> list[str]:
+def split_top_level(text: str) -> list[str]:
     """``text`` split at the commas outside parentheses."""
     pieces, depth, start = [], 0, 0
     for i, ch in enumerate(text):
@@ -136,7 +136,7 @@ def _split_top_level(text: str) -> list[str]:
 
 
 def _has_top_level_comma(text: str) -> bool:
-    return len(_split_top_level(text)) > 1
+    return len(split_top_level(text)) > 1
 
 
 def _expr_item(text: str, spec: str, broadcast: bool = False) -> Item:
@@ -154,14 +154,14 @@ def _read_symshape(text: str) -> ArraySpec:
     except ParseError:
         nodes = None
     body = text.strip()
-    pieces = [p.strip() for p in _split_top_level(body)]
+    pieces = [p.strip() for p in split_top_level(body)]
     if nodes is not None and len(pieces) == 1 and body.startswith("(") \
             and body.endswith(")"):
         try:
             parsing.parse_expr(body)  # "(a + 1)" is one expression
         except ParseError:  # "(a, b)", "(a,)", "()": the parentheses hold the spec
             body = body[1:-1]
-            pieces = [p.strip() for p in _split_top_level(body)]
+            pieces = [p.strip() for p in split_top_level(body)]
     if pieces and pieces[-1] == "" and len(pieces) > 1:
         pieces.pop()  # a trailing comma
     if pieces == [""]:
@@ -295,4 +295,4 @@ def expand(spec: ArraySpec, rank: int, run_lengths: dict[str, int],
 
 
 __all__ = ["ArraySpec", "Item", "Syntax", "constraint_names", "expand", "names_in",
-           "read_spec", "run_variable"]
+           "read_spec", "run_variable", "split_top_level"]

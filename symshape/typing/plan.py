@@ -157,31 +157,42 @@ class Plans:
         return plan
 
 
-def run_plan(plan: Plan, shapes: dict[str, tuple[Any, ...]]) -> None:
+class UnsettledShapeWarning(UserWarning):
+    """A constraint of shape annotations that the shapes of an export do not imply:
+    it is checked when the exported function is called."""
+
+
+def run_plan(plan: Plan, shapes: dict[str, tuple[Any, ...]], where: str = "") -> list[str]:
     """Check ``shapes`` (by array name) with ``plan``: concretely when every size is
     an int, else as run-time checks of the framework that traces them.
+
+    Returns:
+      Notes on the constraints that the symbolic shapes of a JAX export leave to
+      run time (see :mod:`symshape.typing.settle`).
 
     Raises:
       ShapeMismatchError: with ShapeCheck's message, for a failing check.
     """
     if plan.check is None:
-        return
+        return []
     symbolic = [d for s in shapes.values() for d in s if not _is_int(d)]
     if not symbolic:
         plan.check.solve([shapes[n] for n in plan.order])
-        return
+        return []
     module = type(symbolic[0]).__module__
     if module.startswith("jax"):
         from symshape.jax import assert_shapes
+        from symshape.typing.settle import unsettled
         # By name: the messages in the exported artifact say args['x'].
         assert_shapes(shapes, plan.specs, constraints=plan.constraints)
-    elif module.startswith("torch"):
+        return unsettled(where, plan.specs, plan.constraints, shapes)
+    if module.startswith("torch"):
         from symshape.torch.checks import emit_checks
         emit_checks(plan.check.program, [shapes[n] for n in plan.order])
-    else:
-        raise ShapeMismatchError(
-            f"the sizes {symbolic[:3]} of type {type(symbolic[0]).__qualname__} are neither "
-            "ints nor the symbolic sizes of JAX or PyTorch")
+        return []
+    raise ShapeMismatchError(
+        f"the sizes {symbolic[:3]} of type {type(symbolic[0]).__qualname__} are neither "
+        "ints nor the symbolic sizes of JAX or PyTorch")
 
 
 def readable(message: str, names: Sequence[str]) -> str:
@@ -197,5 +208,5 @@ def readable(message: str, names: Sequence[str]) -> str:
     return re.sub(r"args\[(\d+|'[^']*')\]", name, message)
 
 
-__all__ = ["RETURN", "Plan", "Plans", "build_plan", "pattern", "ranks_and_runs", "readable",
-           "run_plan"]
+__all__ = ["RETURN", "Plan", "Plans", "UnsettledShapeWarning", "build_plan", "pattern",
+           "ranks_and_runs", "readable", "run_plan"]

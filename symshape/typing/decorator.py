@@ -48,7 +48,7 @@ class UnresolvedAnnotationsError(SymshapeError):
     """An annotation names something not defined (yet)."""
 
 
-class _Checker:
+class Checker:
     """The checks of one function: its trees of specs, plans and accepted keys."""
 
     def __init__(self, fn: Callable[..., Any], specs: dict[str, Any], returns: Any,
@@ -225,7 +225,7 @@ def _simple_positions(sig: inspect.Signature, trees: list[tuple[inspect.Paramete
     return tuple(out)
 
 
-def _wrap_function(fn: Callable[..., Any], checker: _Checker) -> Callable[..., Any]:
+def _wrap_function(fn: Callable[..., Any], checker: Checker) -> Callable[..., Any]:
     positions = checker.positional
     needed = max(positions) + 1 if positions else 0
     accepted = checker.accepted
@@ -351,7 +351,7 @@ def shapecheck(fn: Any = None, /, *, constraints: Iterable[str] = (), returns: A
         if isinstance(f, type):
             return _wrap_class(f, constraints)
         try:
-            checker = _Checker(f, specs, returns, constraints)
+            checker = Checker(f, specs, returns, constraints)
         except UnresolvedAnnotationsError:
             return _wrap_later(f, specs, returns, constraints)
         return _wrap_function(f, checker)
@@ -369,7 +369,7 @@ def _wrap_later(fn: Callable[..., Any], specs: dict[str, Any], returns: Any,
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         if not wrapped:
-            wrapped.append(_wrap_function(fn, _Checker(fn, specs, returns, constraints)))
+            wrapped.append(_wrap_function(fn, Checker(fn, specs, returns, constraints)))
         return wrapped[0](*args, **kwargs)
 
     return wrapper

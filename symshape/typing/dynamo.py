@@ -28,10 +28,10 @@ from symshape.shapecheck.program import Program, format_message
 from symshape.typing.plan import readable
 
 if TYPE_CHECKING:
-    from symshape.typing.decorator import _Checker
+    from symshape.typing.decorator import Checker
 
 # By a string: dynamo may take an int from a closure to be a dynamic size.
-_CHECKERS: weakref.WeakValueDictionary[str, _Checker] = weakref.WeakValueDictionary()
+_CHECKERS: weakref.WeakValueDictionary[str, Checker] = weakref.WeakValueDictionary()
 _MARKED: dict[str, Callable[..., Any]] = {}
 
 
@@ -54,7 +54,7 @@ def _mark(torch: Any) -> None:
     _MARKED["program"] = torch.compiler.assume_constant_result(_program)
 
 
-def register(checker: _Checker) -> str:
+def register(checker: Checker) -> str:
     """The key by which the marked function finds ``checker``."""
     key = f"{checker.name}@{id(checker):x}"
     _CHECKERS[key] = checker

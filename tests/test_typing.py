@@ -224,6 +224,13 @@ def test_anything_with_a_shape() -> None:
     f(Fake(3, 3))
     with pytest.raises(ShapeMismatchError):
         f(Fake(3, 4))
+    listed = Fake()
+    listed.shape = [3, 3]  # type: ignore[assignment]  # unhashable: checked, never cached
+    f(listed)
+    f(x=listed)
+    listed.shape = [3, 2]  # type: ignore[assignment]
+    with pytest.raises(ShapeMismatchError):
+        f(listed)
     with pytest.raises(ShapeMismatchError, match="has no .shape"):
         f([1, 2])
 

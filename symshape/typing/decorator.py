@@ -10,6 +10,7 @@ once per trace, and costs nothing in the compiled function.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import inspect
@@ -225,6 +226,14 @@ def _simple_positions(sig: inspect.Signature, trees: list[tuple[inspect.Paramete
     return tuple(out)
 
 
+def _remember(accepted: set[Any], key: Any) -> None:
+    """Keep an accepted key (bounded; a ``.shape`` that is not hashable is not kept)."""
+    if len(accepted) >= _MAX_ACCEPTED:
+        accepted.clear()
+    with contextlib.suppress(TypeError):
+        accepted.add(key)
+
+
 def _wrap_function(fn: Callable[..., Any], checker: Checker) -> Callable[..., Any]:
     positions = checker.positional
     needed = max(positions) + 1 if positions else 0
@@ -284,9 +293,7 @@ def _wrap_function(fn: Callable[..., Any], checker: Checker) -> Callable[..., An
                 if found is None:
                     found = [(name, spec, args[i]) for i, name, spec in fast]
                 if checker.check(found, checker.arg_plans, "in the call of"):
-                    if len(accepted) >= _MAX_ACCEPTED:
-                        accepted.clear()
-                    accepted.add(key)
+                    _remember(accepted, key)
         out = fn(*args, **kwargs)
         if checker.ret is None:
             return out
@@ -302,9 +309,7 @@ def _wrap_function(fn: Callable[..., Any], checker: Checker) -> Callable[..., An
             found = [(name, spec, args[i]) for i, name, spec in fast] if positions is not None \
                 and not kwargs and len(args) >= needed else checker.arg_found(args, kwargs)[0]
         if checker.check_return(out, found) and rkey is not None:
-            if len(accepted_return) >= _MAX_ACCEPTED:
-                accepted_return.clear()
-            accepted_return.add(rkey)
+            _remember(accepted_return, rkey)
         return out
 
     wrapper.__symshape_checker__ = checker  # type: ignore[attr-defined]

@@ -316,7 +316,6 @@ def _wrap_function(fn: Callable[..., Any], checker: Checker) -> Callable[..., An
     return wrapper
 
 
-
 @overload
 def shapecheck(fn: F, /) -> F: ...
 

@@ -35,6 +35,7 @@ BENCHMARKS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("bench_jax_trace", (), ("--quick",)),
     ("bench_torch", (), ("--quick",)),
     ("bench_artifacts", (), ("--quick",)),
+    ("bench_typing", (), ("--quick",)),
     ("bench_memory", (), ("--exports", "500", "--scopes", "1000")),
 )
 

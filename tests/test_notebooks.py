@@ -40,7 +40,7 @@ def _code_cells(nb: Any) -> list[Any]:
 
 THE_STORIES = ["01_tour.ipynb", "02_layer_shapes.ipynb", "03_jax_export.ipynb"]
 # Notebooks that may follow the three stories (each is run like them when present).
-OPTIONAL = {"04_torch_and_jax.ipynb"}
+OPTIONAL = {"04_torch_and_jax.ipynb", "05_annotations.ipynb"}
 
 
 def test_there_are_the_three_stories() -> None:

@@ -1,0 +1,26 @@
+"""Shape annotations checked with symshape's algebra: a jaxtyping-class checker.
+
+>>> import numpy as np
+>>> from symshape.typing import Shaped, shapecheck
+>>> @shapecheck(constraints=["h <= 64"])
+... def stack(x: Shaped[np.ndarray, "b, 2*h + 1"], y: Shaped[np.ndarray, "h"]
+...           ) -> Shaped[np.ndarray, "b + 1, 2*h + 1"]:
+...     return np.concatenate([x, np.zeros((1, x.shape[1]))])
+>>> stack(np.zeros((3, 9)), np.zeros(4)).shape
+(4, 9)
+
+Specs are symshape's (``"b, 2*h + 1"``) or jaxtyping's (``"batch *rest #c"``);
+see :mod:`symshape.typing.dims` and the page ``docs/typing.md``.  Arrays are
+anything with ``.shape``: NumPy eagerly, JAX eagerly, under ``jax.jit`` (once
+per trace) and ``jax.export`` (symbolic shapes: proved, refuted, or checked at
+run time in the artifact through :func:`symshape.jax.assert_shapes`), PyTorch
+eagerly and under ``torch.export`` (``torch._check`` in the graph).
+``import symshape.typing`` imports neither JAX nor PyTorch.
+"""
+
+from symshape.typing.annotations import Shape, Shaped
+from symshape.typing.decorator import shapecheck
+from symshape.typing.dims import read_spec
+from symshape.typing.plan import UnsettledShapeWarning
+
+__all__ = ["Shape", "Shaped", "UnsettledShapeWarning", "read_spec", "shapecheck"]

@@ -88,14 +88,19 @@ def _increasing_from_one(coeffs: Sequence[int]) -> bool:
     """Sufficient test that ``p(v+1) - p(v) >= 1`` for every integer ``v >= 1``.
 
     ``q(w) = p(w+2) - p(w+1)`` expanded around ``w = 0`` must have non-negative
-    coefficients and ``q(0) >= 1``.
+    coefficients and ``q(0) >= 1``.  Without negative coefficients (past the
+    constant) it holds at once: each term with a positive coefficient grows.
     """
+    if all(c >= 0 for c in coeffs[1:]) and any(c >= 1 for c in coeffs[1:]):
+        return True
+
     def shifted(cs: Sequence[int], s: int) -> list[int]:
-        # coefficients of p(w + s) (Taylor shift)
-        out = [0] * len(cs)
-        for k, c in enumerate(cs):
-            for j in range(k + 1):
-                out[j] += c * math.comb(k, j) * s ** (k - j)
+        # Coefficients of p(w + s), by Horner's scheme repeated: k^2/2 products by
+        # the small s (binomial coefficients times powers cost a minute at degree 1,000).
+        out = list(cs)
+        for i in range(len(out) - 1):
+            for j in range(len(out) - 2, i - 1, -1):
+                out[j] += s * out[j + 1]
         return out
 
     a = shifted(coeffs, 2)

@@ -700,12 +700,12 @@ def _explain_program(ep: Any, specs: ExportSpecs | None) -> Explanation:
 def _ranges(ep: Any, symbols: dict[str, Dim] | None,
             scope: SymbolicScope) -> list[tuple[str, str]]:
     from symshape.sympy import from_sympy
-    from symshape.torch.convert import _finite
+    from symshape.torch.convert import finite_bound
     out = []
     for key, vr in ep.range_constraints.items():
         e = from_sympy(key, scope, symbols=symbols)
         torch_text = f"{key} in [{vr.lower}, {vr.upper}]"
-        lo, hi = _finite(vr.lower), _finite(vr.upper)
+        lo, hi = finite_bound(vr.lower), finite_bound(vr.upper)
         if lo is not None:
             out.append((torch_text, f"{e} >= {lo}"))
         if hi is not None:

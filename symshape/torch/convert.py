@@ -78,7 +78,7 @@ def _user_input_nodes(ep: Any) -> list[Any]:
     return [by_name[n] for n in names if n in by_name]
 
 
-def _tensor_placeholders(ep: Any) -> list[Any]:
+def tensor_placeholders(ep: Any) -> list[Any]:
     """The placeholder nodes of the user's tensor inputs, in order."""
     return [n for n in _user_input_nodes(ep) if isinstance(n.meta.get("val"), torch.Tensor)]
 
@@ -149,4 +149,5 @@ def from_torch(ep: Any, specs: ExportSpecs | None = None) -> TorchShapes:
     return TorchShapes(ins, tuple(outs), scope)
 
 
-__all__ = ["TorchShapes", "finite_bound", "from_torch", "range_texts", "symbol_map"]
+__all__ = ["TorchShapes", "finite_bound", "from_torch", "range_texts", "symbol_map",
+           "tensor_placeholders"]

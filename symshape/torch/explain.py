@@ -18,10 +18,11 @@ from typing import Any
 from symshape.decision import Verdict, prove
 from symshape.decision.verdict import format_valuation
 from symshape.errors import SymshapeError
-from symshape.expr import DimExpr, FloorDiv, floordiv, max_expr, min_expr, mod
+from symshape.expr import DimExpr, FloorDiv
 from symshape.scope import SymbolicScope
 from symshape.shapes import Dim, parse_comparison_in_scope
 from symshape.torch import _internals as ti
+from symshape.torch.fxread import assertion_claims
 from symshape.torch.guards import (
     GuardParseError,
     Reader,
@@ -598,64 +599,9 @@ def _explain_message(message: str, specs: ExportSpecs | None) -> Explanation:
                        _cover([r for r in reports if not r.implied], ctx.scope))
 
 
-_ARITH = {
-    "add": lambda x, y: x + y, "sub": lambda x, y: x - y, "mul": lambda x, y: x * y,
-    "floordiv": floordiv, "mod": mod, "sym_max": max_expr, "sym_min": min_expr,
-}
-_COMPARE = {"eq": "==", "ne": "!=", "ge": ">=", "gt": ">", "le": "<=", "lt": "<"}
-
-
-def _fx_claims(node: Any, dim_of: Any, text: str) -> list[str]:
-    """The claims of an ``_assert_scalar`` condition, read off the fx graph (the
-    ``sym_size`` of an input is its spec dimension)."""
-
-    def fail(what: str) -> GuardParseError:
-        return GuardParseError(f"cannot read the run-time assertion {text!r}: {what}")
-
-    def value(n: Any) -> Dim:
-        if isinstance(n, bool) or not isinstance(n, int | ti.FxNode):
-            raise fail(f"unexpected operand {n!r}")
-        if isinstance(n, int):
-            return n
-        name = ti.target_name(n)
-        if name == "sym_size":
-            return dim_of(n.args[0], n.args[1])
-        if name == "neg":
-            return -value(n.args[0])
-        if name == "pow" and isinstance(n.args[1], int):
-            return value(n.args[0]) ** n.args[1]
-        fn = _ARITH.get(name)
-        if fn is None:
-            raise fail(f"the operation {name} has no symshape counterpart")
-        return fn(value(n.args[0]), value(n.args[1]))
-
-    def claims(n: Any, negate: bool, out: list[str]) -> None:
-        name = ti.target_name(n) if isinstance(n, ti.FxNode) else ""
-        if name == "and_" and not negate:
-            claims(n.args[0], False, out)
-            claims(n.args[1], False, out)
-            return
-        if name == "sym_not":
-            claims(n.args[0], not negate, out)
-            return
-        op = _COMPARE.get(name)
-        if op is None:
-            raise fail(f"{name or n!r} is not a comparison or a conjunction of comparisons")
-        if negate:
-            op = _NEGATED[op]
-        out.append(f"{value(n.args[0])} {op} {value(n.args[1])}")
-
-    out: list[str] = []
-    claims(node, False, out)
-    return out
-
-
-_NEGATED = {"==": "!=", "!=": "==", ">=": "<", ">": "<=", "<=": ">", "<": ">="}
-
-
 def _explain_program(ep: Any, specs: ExportSpecs | None) -> Explanation:
     from symshape.sympy import from_sympy
-    from symshape.torch.convert import _tensor_placeholders, range_texts, symbol_map
+    from symshape.torch.convert import range_texts, symbol_map, tensor_placeholders
     if specs is not None:
         ctx = _spec_context(specs)
         symbols: dict[str, Dim] | None = symbol_map(ep, specs)
@@ -664,7 +610,7 @@ def _explain_program(ep: Any, specs: ExportSpecs | None) -> Explanation:
         scope = SymbolicScope(texts)
         ctx = _Context(scope, None, {}, {})
         symbols = None
-    placeholders = {n: i for i, n in enumerate(_tensor_placeholders(ep))}
+    placeholders = {n: i for i, n in enumerate(tensor_placeholders(ep))}
 
     def dim_of(node: Any, axis: int) -> Dim:
         leaf = placeholders.get(node)
@@ -688,7 +634,7 @@ def _explain_program(ep: Any, specs: ExportSpecs | None) -> Explanation:
             cond = node.args[0]
             text = str(node.args[1]) if len(node.args) > 1 else str(cond)
             reports.append(_report("runtime assertion", text,
-                                   lambda c=cond, t=text: _fx_claims(c, dim_of, t), ctx))
+                                   lambda c=cond, t=text: assertion_claims(c, dim_of, t), ctx))
     if specs is not None:
         reader = ctx.reader()
         for g in ti.guards_code(ep):

@@ -193,3 +193,18 @@ def test_unchecked_residue_of_a_derived_dim_is_checked() -> None:
 def test_bad_example_is_still_refused_before_tracing() -> None:
     with pytest.raises(ShapeMismatchError, match="mod\\(s, 16\\) == 0"):
         st.export(Double(), (z(40, 3),), ["s, 3"], constraints=["mod(s, 16) == 0"])
+
+
+def test_a_constraint_is_expressed_only_when_the_dims_say_it() -> None:
+    """A constraint that holds in the specs' own scope (it is one of its facts)
+    is not thereby said by the Dims: it must be checked at run time."""
+    cons = ["s <= 4096", "mod(s, floordiv(s, 128)) == 0"]
+    es = st.export_specs((z(256, 3),), ["s, 3"], constraints=cons, model=Double())
+    assert es.unexpressed == ("mod(s, floordiv(s, 128)) == 0",)
+    ep = st.export(Double(), (z(256, 3),), specs=es)
+    with pytest.raises(RuntimeError, match="mod\\(s, floordiv\\(s, 128\\)\\) == 0 fails: s = 257"):
+        ep.module()(z(257, 3))  # 257 // 128 = 2 does not divide 257
+    assert ep.module()(z(258, 3)).shape == (258, 3)
+    # variables the Dims share are said by them: b == a is one Dim
+    es = st.export_specs((z(4, 3), z(4, 3)), ["a, 3", "b, 3"], constraints=["a == b"])
+    assert es.unexpressed == () and len(es.roots) == 1

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import math
+import re
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -494,15 +495,26 @@ def export_specs(args: Any, shapes_specs: Any, *, constraints: Iterable[str] = (
                         else tuple(entries))
 
     # 4. which constraints the Dims express: those proved from the Dims alone
+    # (ranges, residues, and the variables the Dims share: ``b == a`` makes
+    # every ``b`` an ``a``, ``n == 2*m + 1`` a derived dim).  A constraint is
+    # read in that scope, never in the final one, where it holds by itself.
     dim_facts = _dim_facts(roots.values(), assumptions)
-    dim_scope = SymbolicScope(dim_facts) if dim_facts else SymbolicScope()
+    mentioned = {w for t in user_texts for w in re.findall(r"[^\W\d]\w*", t)} - \
+        {"mod", "floordiv", "max", "min"}
+    for v in sorted(set(names_used) | mentioned):
+        ve = sc.var(v)
+        lin = None if isinstance(ve, int) or ve.free_vars == {v} else linear_in_one(ve)
+        if isinstance(ve, int) or lin is not None and lin[1] >= 1:
+            dim_facts.append(f"{v} == {ve}")
+    try:
+        dim_scope = SymbolicScope(dim_facts)
+    except SymshapeError:  # cannot happen (the specs' scope has all of these)
+        dim_scope = SymbolicScope(_dim_facts(roots.values(), assumptions))
     unexpressed: list[str] = []
     for text in user_texts:
-        # Read in the final scope first: an equality that became a rewrite rule
-        # (``b == a`` makes every ``b`` an ``a``) is then trivially true.
         try:
             ok = all(prove(f"{lhs} {op} {rhs}", scope=dim_scope).proved
-                     for op, lhs, rhs in parse_comparison_in_scope(text, sc))
+                     for op, lhs, rhs in parse_comparison_in_scope(text, dim_scope))
         except SymshapeError:
             ok = False
         if not ok:

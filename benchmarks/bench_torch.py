@@ -1,6 +1,6 @@
 """symshape.torch beside torch.export on a 24-layer decoder with a KV cache.
 
-Run: ``python benchmarks/bench_torch.py [--quick]``.
+Run: ``python benchmarks/bench_torch.py [--quick] [--only-per-call] [--device cuda]``.
 
 The model: 24 attention layers over a new chunk ``x: (b, s, 32)`` and, per
 layer, a cached key and value ``(b, p, 32)``; positions ``p .. p + s`` index a
@@ -21,11 +21,27 @@ check.  Measured (median of the repetitions):
   decide and suggest a fix for each of its complaints (variables: the ``Dim``
   names, constraints: their ranges); ``explain(error, specs)``: the same
   complaints decided under the symshape specs, which imply them all.
+
+Per call (first, ``--only-per-call`` for just this; ``--device cuda`` on a GPU):
+``x.sum(1)`` of a ``(64, 1024)`` tensor with sizes ``"b, n"``, called through
+``ep.module()`` in interleaved rounds (``_harness.compare``: a batch of every
+contender in turn, each figure its best round), one torch thread:
+
+* ``no checks``: ``torch.export.export`` with the ``Dim``s ``b <= 4096`` and
+  ``n`` (the baseline);
+* ``symshape checks``: :func:`symshape.torch.export` with ``b <= 4096`` and
+  ``mod(n, 16) == 0``: the same ``Dim``s plus one run-time assertion in the
+  user's words, through the exporting process's ``module()`` (which adds the
+  sizes to a failure);
+* ``symshape, loaded``: that program after ``torch.export.save``/``load``;
+* ``torch derived dim``: torch's own ``n = 16*k`` (not checked at run time);
+* ``eager``: the model itself, for scale.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import statistics
 import sys
 import time
@@ -37,7 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import torch  # noqa: E402
-from _harness import fmt_time  # noqa: E402
+from _harness import compare, fmt_time  # noqa: E402
 
 import symshape.torch as st  # noqa: E402
 
@@ -90,10 +106,74 @@ def median_time(fn: Callable[[], object], reps: int) -> float:
     return statistics.median(samples)
 
 
+class RowSum(torch.nn.Module):
+    def forward(self, x: Any) -> Any:
+        return x.sum(1)
+
+
+def programs() -> dict[str, Any]:
+    """The exported programs (on the CPU)."""
+    model, args = RowSum(), (torch.ones(64, 1024),)
+    b, n = torch.export.Dim("b", min=2, max=4096), torch.export.Dim("n", min=2)
+    plain = torch.export.export(model, args, dynamic_shapes=({0: b, 1: n},))
+    k = torch.export.Dim("k", min=2)
+    derived = torch.export.export(model, args, dynamic_shapes=({0: b, 1: 16 * k},))
+    checked = st.export(model, args, ["b, n"], constraints=["b <= 4096", "mod(n, 16) == 0"])
+    buf = io.BytesIO()
+    torch.export.save(checked, buf)
+    buf.seek(0)
+    loaded = torch.export.load(buf)
+    return {"no checks": plain, "symshape checks": checked, "symshape, loaded": loaded,
+            "torch derived dim": derived}
+
+
+def per_call(quick: bool, device_name: str) -> None:
+    """Per-call time of a program with and without symshape's run-time check
+    (interleaved rounds in this process; see the module docs)."""
+    device = torch.device(device_name)
+    x = torch.ones(64, 1024, device=device)
+    bad = torch.ones(64, 1000, device=device)
+    mods = {name: ep.module().to(device) for name, ep in programs().items()}
+    checked = mods["symshape checks"]
+    n_asserts = sum(1 for n in checked.graph.nodes if "_assert_scalar" in str(n.target))
+    try:
+        checked(bad)
+        refusal = "accepted (!)"
+    except RuntimeError as err:
+        refusal = str(err)
+    sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)
+
+    def call(m: Any) -> Any:
+        def run() -> None:
+            m(x)
+            sync()
+        return run
+
+    fns = {name: call(m) for name, m in mods.items()}
+    fns["eager"] = call(RowSum())
+    best = compare(fns, min_time=0.05 if quick else 0.2, rounds=3 if quick else 9)
+    base = best["no checks"]
+    print(f"x.sum(1) of (64, 1024) on {device}, torch {torch.__version__}; "
+          f"{n_asserts} run-time assertion(s) in the checked program")
+    for name, t in best.items():
+        print(f"  {name:<18} {fmt_time(t):>10} per call   {t / base:.2f}x of no checks")
+    print(f"  a bad call (64, 1000): {refusal}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="one repetition of the exports")
+    ap.add_argument("--device", default="cpu",
+                    help="where the per-call benchmark's tensors live (cpu, cuda)")
+    ap.add_argument("--threads", type=int, default=1,
+                    help="torch's CPU threads (1: the per-call overhead, not contention)")
+    ap.add_argument("--only-per-call", action="store_true",
+                    help="only the per-call time with and without checks")
     opts = ap.parse_args(argv)
+    torch.set_num_threads(opts.threads)
+    per_call(opts.quick, opts.device)
+    if opts.only_per_call:
+        return 0
     reps = 1 if opts.quick else 3
     model, args = Decoder().eval(), example()
     st.export_specs(args, SPECS, constraints=CONSTRAINTS, model=model)  # warm up

@@ -397,3 +397,31 @@ def test_suggestions_keep_to_the_time_limit_of_the_proof() -> None:
     assert v.status is symshape.Status.UNDECIDED
     v.suggestions  # noqa: B018 - computed on first access
     assert time.monotonic() - start < 2.5 + 4.0  # one node past the deadline at most
+
+
+def test_chain_suggests_only_its_open_links() -> None:
+    # a <= b is given: the claim as a constraint is its open link, b <= c, which
+    # the relation c >= b already says (equivalent, so offered once).
+    v = symshape.prove("a <= b <= c", constraints=["a <= b"])
+    assert v.suggestions == ("b <= 1", "c >= b")
+    assert symshape.prove("a == b == c", constraints=["a == b"]).suggestions == ("b == c",)
+    # every link open: nothing weaker than the claim settles it
+    assert symshape.prove("a == b == c").suggestions == ("a == b == c",)
+    # open links that are not consecutive cannot be one chain
+    assert symshape.prove("a <= b <= c <= d",
+                          constraints=["b <= c"]).suggestions[-1] == "a <= b <= c <= d"
+
+
+def test_no_suggestion_implies_another() -> None:
+    """Every suggestion implies the claim itself (and what is equivalent to it,
+    offered last); no other suggestion implies another."""
+    for claim, cons in [("a <= b <= c", ["a <= b"]), ("a + 1 >= b", []), ("a != b", []),
+                        ("x + y <= 100", ["x <= 64"]), ("a + b >= 25", ["a <= 10"]),
+                        ("s*s*h <= 4294967296", ["s <= 8192"])]:
+        sugg = symshape.prove(claim, constraints=cons).suggestions
+        for i, y in enumerate(sugg):
+            for j, x in enumerate(sugg):
+                if i == j or x == claim or "!=" not in claim and \
+                        symshape.prove(x, constraints=[*cons, claim]).proved:
+                    continue
+                assert not symshape.prove(x, constraints=[*cons, y]).proved, (claim, y, x)

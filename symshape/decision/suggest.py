@@ -11,7 +11,12 @@ the claim is proved:
   the smallest divisor of it that still works);
 * relations between two variables, ``a >= b``, ``a >= b + 2``, ``a + 1 >= b``;
 * the claim itself, when it can be a constraint (what JAX's documentation
-  advises), after the simpler ones, and only if none of them is equivalent to it.
+  advises), after the simpler ones, and only if none of them is equivalent to it;
+  a chain without the links the scope proves (``b <= c`` for ``a <= b <= c``
+  under ``a <= b``).
+
+No suggestion implies another (a weaker one settles the claim too), except
+that every one implies the claim itself and what is equivalent to it.
 
 Every suggestion was checked twice: the claim is proved in a new scope with
 the scope's constraints plus the suggestion, and a concrete valuation was
@@ -179,8 +184,12 @@ class _Suggester:
 
     def implies(self, premise: str, conclusion: str) -> bool:
         """Does ``premise`` (with the scope) prove ``conclusion``?  Not counted:
-        asked at most once per suggestion kept."""
+        asked at most twice per pair of suggestions (sharing a variable)."""
         return self._prove(conclusion, (premise,), counted=False)
+
+    def holds(self, claim: str) -> bool:
+        """Does the scope alone prove ``claim`` (a link of a chain)?  Not counted."""
+        return self._prove(claim, (), counted=False)
 
     # -- valuations -------------------------------------------------------------
     def satisfies(self, env: dict[str, int] | None, texts: Sequence[str]) -> bool:
@@ -455,19 +464,51 @@ def suggestions_for_verdict(verdict: Verdict, *, prove: Prover, budget: float = 
             if k is not None:
                 found.append(_Found(form.text(k), _RELATION, (k, occ[u], occ[v]), (u, v), k))
     if claim_ok:
-        found.append(_Found(verdict.claim, _CLAIM, (), tuple(names)))
+        found.append(_Found(_open_links(verdict.claim, s), _CLAIM, (), tuple(names)))
 
     found.sort(key=lambda f: (f.kind, f.key))
     out: list[str] = []
+    shown: list[_Found] = []
     for f in found:
         if len(out) >= MAX_SUGGESTIONS:
             break
         if f.text in out or not s.has_model(f):
             continue
-        if f.kind == _CLAIM and any(s.implies(verdict.claim, t) for t in out):
-            continue  # a simpler suggestion is equivalent to the claim
+        # No suggestion implies another: the weaker one settles the claim too
+        # (of two equivalent ones, the first is kept).  Every suggestion
+        # implies the claim itself, so the claim and what is equivalent to it
+        # remove none: the claim comes last, when no simpler one says it.
+        related = [g for g in shown if set(f.names) & set(g.names)]
+        if any(s.implies(f.text, g.text) for g in related):
+            continue
+        says_claim = f.kind == _CLAIM or s.implies(verdict.claim, f.text)
+        stronger = set() if says_claim else \
+            {g.text for g in related if s.implies(g.text, f.text)}
+        out = [t for t in out if t not in stronger]
+        shown = [g for g in shown if g.text not in stronger]
         out.append(f.text)
+        shown.append(f)
     return tuple(out)
+
+
+def _open_links(claim: str, s: _Suggester) -> str:
+    """The claim as a constraint: a chain (``a <= b <= c``) without the links
+    the scope already proves, when those left are consecutive (``b <= c``)."""
+    try:
+        links = parse_comparison_in_scope(claim, SymbolicScope())
+    except SymshapeError:
+        return claim
+    if len(links) < 2:
+        return claim
+    open_ = [i for i, (op, lhs, rhs) in enumerate(links)
+             if not s.holds(f"{lhs} {op} {rhs}")]
+    if not open_ or len(open_) == len(links) or open_ != list(range(open_[0], open_[-1] + 1)):
+        return claim
+    first = links[open_[0]]
+    text = f"{first[1]} {first[0]} {first[2]}"
+    for i in open_[1:]:
+        text += f" {links[i][0]} {links[i][2]}"
+    return text
 
 
 def with_suggestions(verdict: Verdict, prove: Prover, budget: float = 1.0,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any, NamedTuple
 
 import sympy
@@ -24,13 +23,26 @@ class TorchShapes(NamedTuple):
     scope: SymbolicScope
 
 
-def _finite(x: Any) -> int | None:
-    """An int for a finite sympy bound, else None (``int_oo``, ``oo``)."""
-    try:
-        v = int(x)
-    except (TypeError, ValueError, OverflowError):
+_UNBOUNDED = 2 ** 62
+"""A bound at least this large is read as no bound: torch < 2.4 wrote an absent
+``max`` as ``sys.maxsize - 1``, later versions as ``int_oo``."""
+
+
+def finite_bound(x: Any) -> int | None:
+    """An int for a finite bound of a torch value range, else None.
+
+    torch writes an absent bound as ``int_oo``/``-int_oo`` (its own sympy
+    numbers, which claim to be finite and crash ``int()``) or ``oo``; only a
+    true integer is read, so any infinity is "no bound"."""
+    if isinstance(x, bool):
         return None
-    return v if math.isfinite(float(v)) and abs(v) < 2 ** 62 else None
+    if isinstance(x, int):
+        v = x
+    elif isinstance(x, sympy.Integer):
+        v = int(x)
+    else:
+        return None
+    return v if abs(v) < _UNBOUNDED else None
 
 
 def range_texts(ep: Any, symbols: dict[str, Dim] | None = None) -> list[tuple[str, str]]:
@@ -38,7 +50,7 @@ def range_texts(ep: Any, symbols: dict[str, Dim] | None = None) -> list[tuple[st
     out: list[tuple[str, str]] = []
     for key, vr in ep.range_constraints.items():
         e = from_sympy(key, _scratch(symbols), symbols=symbols)
-        lo, hi = _finite(vr.lower), _finite(vr.upper)
+        lo, hi = finite_bound(vr.lower), finite_bound(vr.upper)
         torch_text = f"{key}: [{vr.lower}, {vr.upper}]"
         if lo is not None:
             out.append((torch_text, f"{e} >= {lo}"))
@@ -66,7 +78,7 @@ def _user_input_nodes(ep: Any) -> list[Any]:
     return [by_name[n] for n in names if n in by_name]
 
 
-def _tensor_placeholders(ep: Any) -> list[Any]:
+def tensor_placeholders(ep: Any) -> list[Any]:
     """The placeholder nodes of the user's tensor inputs, in order."""
     return [n for n in _user_input_nodes(ep) if isinstance(n.meta.get("val"), torch.Tensor)]
 
@@ -137,4 +149,5 @@ def from_torch(ep: Any, specs: ExportSpecs | None = None) -> TorchShapes:
     return TorchShapes(ins, tuple(outs), scope)
 
 
-__all__ = ["TorchShapes", "from_torch", "range_texts", "symbol_map"]
+__all__ = ["TorchShapes", "finite_bound", "from_torch", "range_texts", "symbol_map",
+           "tensor_placeholders"]

@@ -18,10 +18,11 @@ from typing import Any
 from symshape.decision import Verdict, prove
 from symshape.decision.verdict import format_valuation
 from symshape.errors import SymshapeError
-from symshape.expr import DimExpr, FloorDiv, floordiv, max_expr, min_expr, mod
+from symshape.expr import DimExpr, FloorDiv
 from symshape.scope import SymbolicScope
 from symshape.shapes import Dim, parse_comparison_in_scope
 from symshape.torch import _internals as ti
+from symshape.torch.fxread import assertion_claims
 from symshape.torch.guards import (
     GuardParseError,
     Reader,
@@ -179,7 +180,7 @@ def _cover(reports: Sequence[GuardReport], scope: SymbolicScope,
     for r in todo:
         cands.extend(s.constraints for s in r.suggestions if s.constraints not in cands)
     if len(todo) == 1 or len(cands) * len(todo) > budget:
-        return tuple(fallback)
+        return _without_redundant(fallback, todo, scope)
     base = _sub_scope(scope, (), [c for r in todo for c in r.claims])
     covers = {c: _settles(c, todo, scope) for c in cands}
     pinned = {c: _pins(base, c) for c in cands}
@@ -192,16 +193,24 @@ def _cover(reports: Sequence[GuardReport], scope: SymbolicScope,
             best = max(cands, key=lambda c: sum(1 for i in left if covers[c][i]))
         gained = {i for i in left if covers[best][i]}
         if not gained:
-            return tuple(fallback)
+            return _without_redundant(fallback, todo, scope)
         chosen.extend(c for c in best if c not in chosen)
         left -= gained
     if not all(_settles(chosen, todo, scope)):
-        return tuple(fallback)
-    for c in list(chosen):  # drop what the others imply
-        rest = [x for x in chosen if x != c]
+        return _without_redundant(fallback, todo, scope)
+    return _without_redundant(chosen, todo, scope)
+
+
+def _without_redundant(chosen: Sequence[str], todo: Sequence[GuardReport],
+                       scope: SymbolicScope) -> tuple[str, ...]:
+    """``chosen`` without the constraints that the others already settle the
+    reports with (a constraint implied by the others among them)."""
+    out = list(chosen)
+    for c in list(out):
+        rest = [x for x in out if x != c]
         if rest and all(_settles(rest, todo, scope)):
-            chosen = rest
-    return tuple(chosen)
+            out = rest
+    return tuple(out)
 
 
 # -- context: how torch's names and sources map to symshape ---------------------------
@@ -402,6 +411,7 @@ def _candidates(claim: str, verdict: Verdict, scope: SymbolicScope) -> list[tupl
 
 
 _BOUND = re.compile(r"^([A-Za-z][A-Za-z0-9_]*) (>=|<=|==) (-?\d+)$")
+_RESIDUE = re.compile(r"^mod\(([A-Za-z][A-Za-z0-9_]*), (\d+)\) == (\d+)$")
 
 
 def _pins(scope: SymbolicScope, extra: Sequence[str]) -> int:
@@ -440,11 +450,17 @@ def _holds_at(constraints: Sequence[str], example: dict[str, int]) -> bool:
 
 def _dim_changes(specs: ExportSpecs | None, scope: SymbolicScope,
                  extra: Sequence[str]) -> tuple[str, ...]:
-    """The ``Dim`` changes that adding ``extra`` amounts to."""
+    """The ``Dim`` changes that adding ``extra`` amounts to, exactly (the new
+    ``Dim``s say what ``extra`` says), or :data:`NOT_BY_DIMS`."""
     if specs is None:
+        if not all(_BOUND.match(c) or _derived_equality(c) or _RESIDUE.match(c)
+                   for c in extra):
+            return (NOT_BY_DIMS,)
         new_scope = _sub_scope(scope, extra, ())
         scope = _sub_scope(scope, (), extra)
         out = []
+        residues = {g.group(1): (int(g.group(2)), int(g.group(3)))
+                    for c in extra if (g := _RESIDUE.match(c))}
         for v in sorted(set().union(*(_names(c) for c in extra))):
             e = new_scope.var(v)
             if isinstance(e, int):
@@ -454,6 +470,12 @@ def _dim_changes(specs: ExportSpecs | None, scope: SymbolicScope,
                 out.append(f"{v} = {e}")
                 continue
             lo, hi = new_scope.bounds(e)
+            if v in residues:  # v = m*_v + r, a derived dim of a root _v
+                k, res = residues[v]
+                mx = "" if hi == float("inf") else f", max={(int(hi) - res) // k}"
+                out.append(f"_{v} = Dim('_{v}', min={-(-(int(lo) - res) // k)}{mx})")
+                out.append(f"{v} = {k}*_{v}" + (f" + {res}" if res else ""))
+                continue
             if (lo, hi) != scope.bounds(scope.var(v)):
                 mx = "" if hi == float("inf") else f", max={int(hi)}"
                 out.append(f"{v} = Dim({v!r}, min={int(lo)}{mx})")
@@ -462,6 +484,8 @@ def _dim_changes(specs: ExportSpecs | None, scope: SymbolicScope,
         new = specs.with_constraints(extra)
     except SymshapeError:
         return ()
+    if any(c in new.unexpressed for c in extra):
+        return (NOT_BY_DIMS,)
     out = []
     for name, r in new.roots.items():
         old = specs.roots.get(name)
@@ -474,9 +498,27 @@ def _dim_changes(specs: ExportSpecs | None, scope: SymbolicScope,
             e = new.scope.var(r.var)
             out.append(f"{r.var}: static {e}" if isinstance(e, int) else
                        f"{r.var} = {e} (no Dim of its own)")
-    if any(c in new.unexpressed for c in extra):
-        out.append("not expressible by Dims: symshape.torch.export enforces it at run time")
     return tuple(out)
+
+
+NOT_BY_DIMS = "not expressible by Dims: symshape.torch.export enforces it at run time"
+"""The torch translation of a constraint that ``Dim`` ranges and derived dims
+cannot state."""
+
+
+def _derived_equality(text: str) -> bool:
+    """Is ``text`` ``u == c*v + d`` (or its mirror) with ``c >= 1``: a derived dim?"""
+    try:
+        links = parse_comparison_in_scope(text, SymbolicScope())
+    except SymshapeError:
+        return False
+    if len(links) != 1 or links[0][0] != "==":
+        return False
+    d = links[0][1] - links[0][2]
+    if not isinstance(d, DimExpr) or not d.is_linear() or len(d.free_vars) != 2:
+        return False
+    coeffs = [k for m, k in d.terms.items() if m]
+    return len(coeffs) == 2 and 1 in map(abs, coeffs) and coeffs[0] * coeffs[1] < 0
 
 
 def _suggest(claims: Sequence[str], verdicts: Sequence[Verdict], scope: SymbolicScope,
@@ -505,8 +547,7 @@ def _suggest(claims: Sequence[str], verdicts: Sequence[Verdict], scope: Symbolic
             combos.append(tuple(joined))
     example = specs.example if specs is not None else {}
     about = [c for c, _ in open_]
-    base = _sub_scope(scope, (), about)
-    found: list[tuple[int, tuple[str, ...]]] = []
+    found: list[tuple[bool, tuple[str, ...]]] = []
     seen: set[tuple[str, ...]] = set()
     for combo in combos:
         if combo in seen:
@@ -529,14 +570,59 @@ def _suggest(claims: Sequence[str], verdicts: Sequence[Verdict], scope: Symbolic
                 continue
             if not _holds_at(new.assumptions, example):
                 continue
-        # Constraints that pin a variable to one value come last: they settle
-        # anything, and are seldom what the model needs.
-        found.append((_pins(base, combo), combo))
+        found.append((_pinned(sc, combo), combo))
         if len(found) >= 2 * limit:
             break
-    found.sort(key=lambda t: t[0])
-    return tuple(Suggestion(combo, _dim_changes(specs, scope, combo))
-                 for _, combo in found[:limit])
+    # Constraints that pin a variable to one value settle anything and are seldom
+    # what the model needs: offered only when nothing else works.
+    kept = [c for p, c in found if not p] or [c for _, c in found]
+    out = [Suggestion(c, _dim_changes(specs, scope, c)) for c in kept]
+    return tuple(_not_implying_others(out, scope))[:limit]
+
+
+def _pinned(scope: SymbolicScope, extra: Sequence[str]) -> bool:
+    """Does ``scope`` (which has ``extra``) fix a variable of ``extra`` to one value?"""
+    for v in sorted(set().union(*(_names(c) for c in extra))):
+        e = scope.var(v)
+        if isinstance(e, int):
+            return True
+        lo, hi = scope.bounds(e)
+        if lo == hi:
+            return True
+    return False
+
+
+def _implies(premise: Sequence[str], conclusion: Sequence[str], scope: SymbolicScope) -> bool:
+    try:
+        sc = _sub_scope(scope, premise, conclusion)
+        return all(prove(c, scope=sc).proved for c in conclusion)
+    except SymshapeError:
+        return False
+
+
+def _not_implying_others(suggestions: Sequence[Suggestion],
+                         scope: SymbolicScope) -> list[Suggestion]:
+    """The suggestions without those that imply another one (a weaker one
+    settles the guard too), unless the stronger one is expressible by ``Dim``s
+    and the weaker one is not (``mod(b, 3) == 1`` is the derived dim
+    ``3*_b + 1``; ``mod(b, 3) >= 1`` needs run-time checks); of equivalent
+    ones, the first."""
+    def by_dims(s: Suggestion) -> bool:
+        return NOT_BY_DIMS not in s.dims
+
+    out: list[Suggestion] = []
+    for i, y in enumerate(suggestions):
+        redundant = False
+        for j, x in enumerate(suggestions):
+            if i == j or (by_dims(y) and not by_dims(x)):
+                continue
+            if _implies(y.constraints, x.constraints, scope) and (
+                    j < i or not _implies(x.constraints, y.constraints, scope)):
+                redundant = True
+                break
+        if not redundant:
+            out.append(y)
+    return out
 
 
 def _report(kind: str, text: str, claims_fn: Any, ctx: _Context) -> GuardReport:
@@ -598,64 +684,9 @@ def _explain_message(message: str, specs: ExportSpecs | None) -> Explanation:
                        _cover([r for r in reports if not r.implied], ctx.scope))
 
 
-_ARITH = {
-    "add": lambda x, y: x + y, "sub": lambda x, y: x - y, "mul": lambda x, y: x * y,
-    "floordiv": floordiv, "mod": mod, "sym_max": max_expr, "sym_min": min_expr,
-}
-_COMPARE = {"eq": "==", "ne": "!=", "ge": ">=", "gt": ">", "le": "<=", "lt": "<"}
-
-
-def _fx_claims(node: Any, dim_of: Any, text: str) -> list[str]:
-    """The claims of an ``_assert_scalar`` condition, read off the fx graph (the
-    ``sym_size`` of an input is its spec dimension)."""
-
-    def fail(what: str) -> GuardParseError:
-        return GuardParseError(f"cannot read the run-time assertion {text!r}: {what}")
-
-    def value(n: Any) -> Dim:
-        if isinstance(n, bool) or not isinstance(n, int | ti.FxNode):
-            raise fail(f"unexpected operand {n!r}")
-        if isinstance(n, int):
-            return n
-        name = ti.target_name(n)
-        if name == "sym_size":
-            return dim_of(n.args[0], n.args[1])
-        if name == "neg":
-            return -value(n.args[0])
-        if name == "pow" and isinstance(n.args[1], int):
-            return value(n.args[0]) ** n.args[1]
-        fn = _ARITH.get(name)
-        if fn is None:
-            raise fail(f"the operation {name} has no symshape counterpart")
-        return fn(value(n.args[0]), value(n.args[1]))
-
-    def claims(n: Any, negate: bool, out: list[str]) -> None:
-        name = ti.target_name(n) if isinstance(n, ti.FxNode) else ""
-        if name == "and_" and not negate:
-            claims(n.args[0], False, out)
-            claims(n.args[1], False, out)
-            return
-        if name == "sym_not":
-            claims(n.args[0], not negate, out)
-            return
-        op = _COMPARE.get(name)
-        if op is None:
-            raise fail(f"{name or n!r} is not a comparison or a conjunction of comparisons")
-        if negate:
-            op = _NEGATED[op]
-        out.append(f"{value(n.args[0])} {op} {value(n.args[1])}")
-
-    out: list[str] = []
-    claims(node, False, out)
-    return out
-
-
-_NEGATED = {"==": "!=", "!=": "==", ">=": "<", ">": "<=", "<=": ">", "<": ">="}
-
-
 def _explain_program(ep: Any, specs: ExportSpecs | None) -> Explanation:
     from symshape.sympy import from_sympy
-    from symshape.torch.convert import _tensor_placeholders, range_texts, symbol_map
+    from symshape.torch.convert import range_texts, symbol_map, tensor_placeholders
     if specs is not None:
         ctx = _spec_context(specs)
         symbols: dict[str, Dim] | None = symbol_map(ep, specs)
@@ -664,7 +695,7 @@ def _explain_program(ep: Any, specs: ExportSpecs | None) -> Explanation:
         scope = SymbolicScope(texts)
         ctx = _Context(scope, None, {}, {})
         symbols = None
-    placeholders = {n: i for i, n in enumerate(_tensor_placeholders(ep))}
+    placeholders = {n: i for i, n in enumerate(tensor_placeholders(ep))}
 
     def dim_of(node: Any, axis: int) -> Dim:
         leaf = placeholders.get(node)
@@ -688,7 +719,7 @@ def _explain_program(ep: Any, specs: ExportSpecs | None) -> Explanation:
             cond = node.args[0]
             text = str(node.args[1]) if len(node.args) > 1 else str(cond)
             reports.append(_report("runtime assertion", text,
-                                   lambda c=cond, t=text: _fx_claims(c, dim_of, t), ctx))
+                                   lambda c=cond, t=text: assertion_claims(c, dim_of, t), ctx))
     if specs is not None:
         reader = ctx.reader()
         for g in ti.guards_code(ep):
@@ -700,12 +731,12 @@ def _explain_program(ep: Any, specs: ExportSpecs | None) -> Explanation:
 def _ranges(ep: Any, symbols: dict[str, Dim] | None,
             scope: SymbolicScope) -> list[tuple[str, str]]:
     from symshape.sympy import from_sympy
-    from symshape.torch.convert import _finite
+    from symshape.torch.convert import finite_bound
     out = []
     for key, vr in ep.range_constraints.items():
         e = from_sympy(key, scope, symbols=symbols)
         torch_text = f"{key} in [{vr.lower}, {vr.upper}]"
-        lo, hi = _finite(vr.lower), _finite(vr.upper)
+        lo, hi = finite_bound(vr.lower), finite_bound(vr.upper)
         if lo is not None:
             out.append((torch_text, f"{e} >= {lo}"))
         if hi is not None:

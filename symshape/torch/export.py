@@ -12,7 +12,8 @@ import torch
 
 from symshape.scope import SymbolicScope
 from symshape.torch.checks import emit_checks
-from symshape.torch.specs import ExportSpecs, _flatten, export_specs
+from symshape.torch.messages import attach_messages
+from symshape.torch.specs import ExportSpecs, export_specs, tensor_shapes
 
 
 class _FunctionModule(torch.nn.Module):
@@ -39,10 +40,7 @@ def _checked_forward(model: torch.nn.Module, es: ExportSpecs) -> Iterator[None]:
 
     @functools.wraps(original)
     def forward(*args: Any, **kwargs: Any) -> Any:
-        leaves: list[tuple[Any, Any]] = []
-        _flatten(tuple(args), (), leaves)
-        sizes = [tuple(x.shape) for _, x in leaves if isinstance(x, torch.Tensor)]
-        emit_checks(program, sizes)
+        emit_checks(program, tensor_shapes(args))
         return original(*args, **kwargs)
 
     model.forward = forward
@@ -90,13 +88,15 @@ def export(model: Any, args: Any, shapes_specs: Any = None, *,
         args_t, shapes_specs, constraints=constraints, scope=scope, var_min=var_min,
         model=module)
     es.example = es.check_args(args_t)
+    # Residues as run-time checks: torch does not check a derived dim's form.
+    es = es.with_residue_checks()
     export_kwargs.setdefault("prefer_deferred_runtime_asserts_over_guards", True)
     call = functools.partial(torch.export.export, module, args_t,
                              dynamic_shapes=es.dynamic_shapes, strict=strict, **export_kwargs)
     if not es.unexpressed:
-        return call()
+        return attach_messages(call(), es)
     with _checked_forward(module, es):
-        return call()
+        return attach_messages(call(), es)
 
 
 __all__ = ["export"]

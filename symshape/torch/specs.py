@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import math
+import re
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -94,6 +95,14 @@ class InputDim:
     """``expr == coeff*root + offset`` when ``root`` is set."""
 
 
+def tensor_shapes(args: Any) -> list[tuple[int, ...]]:
+    """The shapes of the tensors among ``args`` (a tuple; nested tuples, lists
+    and dicts are walked), in the order of ``ExportSpecs.tensor_paths``."""
+    leaves: list[tuple[Path, Any]] = []
+    _flatten(tuple(args), (), leaves)
+    return [tuple(x.shape) for _, x in leaves if isinstance(x, torch.Tensor)]
+
+
 def _keystr(path: Path) -> str:
     return "".join(f"[{k!r}]" for k in path)
 
@@ -150,7 +159,7 @@ def _unflatten(tree: Any, leaves: Sequence[Any]) -> Any:
     return type(tree)(_unflatten(v, leaves) for v in tree)
 
 
-def _linear_in_one(e: Dim) -> tuple[str, int, int] | None:
+def linear_in_one(e: Dim) -> tuple[str, int, int] | None:
     """``(v, c, d)`` with ``e == c*v + d``, if ``e`` is such."""
     if not isinstance(e, DimExpr) or not e.is_linear():
         return None
@@ -242,6 +251,7 @@ class ExportSpecs:
     _specs: Any = None
     _args_shapes: Any = None
     _var_min: int = 2
+    _residue_dims: bool = True
     _derived: dict[tuple[str, ...], ExportSpecs] = field(default_factory=dict)
 
     @cached_property
@@ -250,6 +260,12 @@ class ExportSpecs:
         flat = [tuple(d.expr for d in self.inputs if d.leaf == i)
                 for i in range(len(self.tensor_paths))]
         return ShapeCheck(flat, scope=self.scope)
+
+    @property
+    def dim_facts(self) -> tuple[str, ...]:
+        """What the ``Dim``s alone say, as symshape constraints (torch checks
+        them itself on every call of the exported program)."""
+        return tuple(_dim_facts(self.roots.values(), self.assumptions))
 
     def source(self, leaf: int, axis: int) -> str:
         """How torch names a size in guards: ``L['x'].size()[0]``."""
@@ -270,9 +286,7 @@ class ExportSpecs:
         Returns the variables' values; raises ``ShapeMismatchError`` naming the
         first failing check.
         """
-        leaves: list[tuple[Path, Any]] = []
-        _flatten(tuple(args), (), leaves)
-        shapes = [tuple(x.shape) for _, x in leaves if isinstance(x, torch.Tensor)]
+        shapes = tensor_shapes(args)
         try:
             return self.check.solve(shapes)
         except ShapeMismatchError as err:
@@ -288,10 +302,29 @@ class ExportSpecs:
         if got is None:
             got = export_specs(self._args_shapes, self._specs,
                                constraints=[*self.user_constraints, *key],
-                               var_min=self._var_min, arg_names=self.arg_names)
+                               var_min=self._var_min, arg_names=self.arg_names,
+                               residue_dims=self._residue_dims)
             got.example = dict(self.example)
             if len(self._derived) < 256:  # explain() asks for the same ones repeatedly
                 self._derived[key] = got
+        return got
+
+    def with_residue_checks(self) -> ExportSpecs:
+        """The same specs where a variable with a fixed residue (``mod(s, 128)
+        == 0``) is a ``Dim`` of its own and the residue a constraint that
+        ``Dim``s do not express (checked at run time by :func:`export`).
+
+        torch's ``ExportedProgram.module()`` does not check that a size is of
+        the form ``128*_s`` of a derived dim unless the model itself needs it
+        (torch 2.13), so :func:`symshape.torch.export` exports these."""
+        if not self._residue_dims or all(r.modulus == 1 for r in self.roots.values()):
+            return self
+        if self._args_shapes is None:
+            raise SymshapeError("these ExportSpecs were not built by export_specs")
+        got = export_specs(self._args_shapes, self._specs, constraints=self.user_constraints,
+                           var_min=self._var_min, arg_names=self.arg_names,
+                           residue_dims=False)
+        got.example = dict(self.example)
         return got
 
     def describe(self) -> str:
@@ -314,7 +347,8 @@ class _ShapeOnly:
 
 def export_specs(args: Any, shapes_specs: Any, *, constraints: Iterable[str] = (),
                  scope: SymbolicScope | None = None, var_min: int = 2,
-                 arg_names: Sequence[str] | None = None, model: Any = None) -> ExportSpecs:
+                 arg_names: Sequence[str] | None = None, model: Any = None,
+                 residue_dims: bool = True) -> ExportSpecs:
     """Translate symshape shape specs into ``torch.export`` dynamic shapes.
 
     Args:
@@ -330,6 +364,8 @@ def export_specs(args: Any, shapes_specs: Any, *, constraints: Iterable[str] = (
       arg_names: names of the top-level arguments, as torch's guards name them
         (default: from ``model``'s ``forward`` signature, else ``args[i]``).
       model: the module to export (only its signature is read).
+      residue_dims: make a variable with a fixed residue the derived dim
+        ``m*_v + r`` (else a ``Dim`` of its own, the residue unexpressed).
 
     Raises:
       ParseError, SymshapeError: for a malformed spec, a spec that does not fit
@@ -418,7 +454,7 @@ def export_specs(args: Any, shapes_specs: Any, *, constraints: Iterable[str] = (
     tensor_paths = tuple(p for _, p, _ in tensors)
 
     def root_of(v: str) -> Root:
-        m, r = residues.get(v, (1, 0))
+        m, r = residues.get(v, (1, 0)) if residue_dims else (1, 0)
         name = v if m == 1 else f"_{v}"
         got = roots.get(name)
         if got is None:
@@ -435,7 +471,7 @@ def export_specs(args: Any, shapes_specs: Any, *, constraints: Iterable[str] = (
     for leaf, ((_, p, _), shape) in enumerate(zip(tensors, parsed, strict=True)):
         entries: list[Any] = []
         for axis, d in enumerate(shape):
-            lin = _linear_in_one(d)
+            lin = linear_in_one(d)
             if isinstance(d, int):
                 entries.append(torch.export.Dim.STATIC)
                 inputs.append(InputDim(leaf, p, axis, d, None))
@@ -459,25 +495,33 @@ def export_specs(args: Any, shapes_specs: Any, *, constraints: Iterable[str] = (
                         else tuple(entries))
 
     # 4. which constraints the Dims express: those proved from the Dims alone
-    dim_facts: list[str] = []
-    for root in roots.values():
-        upper = "" if root.max is None else f" <= {root.max}"
-        dim_facts.append(f"{root.min} <= {root.expr}{upper}")
-        if root.modulus > 1:
-            dim_facts.append(f"mod({root.var}, {root.modulus}) == {root.residue}")
-    dim_facts.extend(a for a in assumptions if "==" in a)
-    dim_scope = SymbolicScope(dim_facts) if dim_facts else SymbolicScope()
+    # (ranges, residues, and the variables the Dims share: ``b == a`` makes
+    # every ``b`` an ``a``, ``n == 2*m + 1`` a derived dim).  A constraint is
+    # read in that scope, never in the final one, where it holds by itself.
+    dim_facts = _dim_facts(roots.values(), assumptions)
+    mentioned = {w for t in user_texts for w in re.findall(r"[^\W\d]\w*", t)} - \
+        {"mod", "floordiv", "max", "min"}
+    for v in sorted(set(names_used) | mentioned):
+        ve = sc.var(v)
+        lin = None if isinstance(ve, int) or ve.free_vars == {v} else linear_in_one(ve)
+        if isinstance(ve, int) or lin is not None and lin[1] >= 1:
+            dim_facts.append(f"{v} == {ve}")
+    try:
+        dim_scope = SymbolicScope(dim_facts)
+    except SymshapeError:  # cannot happen (the specs' scope has all of these)
+        dim_scope = SymbolicScope(_dim_facts(roots.values(), assumptions))
     unexpressed: list[str] = []
     for text in user_texts:
-        # Read in the final scope first: an equality that became a rewrite rule
-        # (``b == a`` makes every ``b`` an ``a``) is then trivially true.
         try:
             ok = all(prove(f"{lhs} {op} {rhs}", scope=dim_scope).proved
-                     for op, lhs, rhs in parse_comparison_in_scope(text, sc))
+                     for op, lhs, rhs in parse_comparison_in_scope(text, dim_scope))
         except SymshapeError:
             ok = False
         if not ok:
             unexpressed.append(text)
+    if not residue_dims:  # the residues the derived dims would have said
+        unexpressed.extend(t for v, (m, r) in sorted(residues.items())
+                           if (t := f"mod({v}, {m}) == {r}") not in unexpressed)
     unexpressed.extend(auto)
 
     leaf_values: list[Any] = [None] * len(leaves)
@@ -494,11 +538,24 @@ def export_specs(args: Any, shapes_specs: Any, *, constraints: Iterable[str] = (
         _specs=shapes_specs,
         _args_shapes=_unflatten(tree, [_ShapeOnly(x.shape) if isinstance(
             x, torch.Tensor | _ShapeOnly) else x for _, x in leaves]),
-        _var_min=var_min)
+        _var_min=var_min, _residue_dims=residue_dims)
     # The example's values (suggestions must keep the example valid); arguments
     # that do not match are reported by check_args, when exporting.
     with contextlib.suppress(SymshapeError):
         out.example = out.check.solve([tuple(int(d) for d in x.shape) for _, _, x in tensors])
+    return out
+
+
+def _dim_facts(roots: Iterable[Root], assumptions: Iterable[str]) -> list[str]:
+    """What the ``Dim``s say, as symshape constraints: each root's range, the
+    residue of a variable with a derived dim, and the variables made constants."""
+    out: list[str] = []
+    for root in roots:
+        upper = "" if root.max is None else f" <= {root.max}"
+        out.append(f"{root.min} <= {root.expr}{upper}")
+        if root.modulus > 1:
+            out.append(f"mod({root.var}, {root.modulus}) == {root.residue}")
+    out.extend(a for a in assumptions if "==" in a)
     return out
 
 
@@ -559,4 +616,4 @@ def dynamic_shapes(args: Any, shapes_specs: Any, *, constraints: Iterable[str] =
 
 
 __all__ = ["ExportSpecs", "InputDim", "Root", "UnexpressedConstraintsWarning",
-           "dynamic_shapes", "export_specs"]
+           "dynamic_shapes", "export_specs", "linear_in_one", "tensor_shapes"]

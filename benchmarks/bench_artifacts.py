@@ -9,9 +9,9 @@ each export is called with the same array, interleaved in one process:
   after ``serialize``/``deserialize``.  For reference, the same check emitted
   through JAX's own (effectful) ``shape_assertion`` primitive, as symshape did
   before: an export that cannot be serialized.
-* PyTorch: the same reduction exported with ``symshape.torch.export`` and the
-  constraint ``mod(s, 128) == 0`` against plain ``torch.export.export`` with
-  the same ``Dim``s, ``ep.module()(x)`` per call.
+* PyTorch: ``benchmarks/bench_torch.py`` (its per-call section, first in its
+  output; ``--only-per-call``) measures the same reduction exported with and
+  without symshape's checks, in process and after ``torch.export.save``/``load``.
 
 Target (issue 27): checks cost within 5% of the export without them.  The
 figures are medians of interleaved batches (``_harness.compare`` takes the best
@@ -98,24 +98,6 @@ def jax_contenders(platform: str) -> dict[str, Callable[[], object]]:
     return fns
 
 
-def torch_contenders() -> dict[str, Callable[[], object]]:
-    import torch
-
-    import symshape.torch as st
-
-    class Sum(torch.nn.Module):
-        def forward(self, x: Any) -> Any:
-            return x.sum(dim=1)
-
-    x = torch.ones(SHAPE)
-    b, s = torch.export.Dim("b", min=2), torch.export.Dim("s", min=2)
-    plain = torch.export.export(Sum(), (x,), dynamic_shapes=({0: b, 1: s},)).module()
-    checked = st.export(Sum(), (x,), "b, s", constraints=["mod(s, 128) == 0"]).module()
-    with torch.no_grad():
-        return {"plain torch.export": lambda: plain(x),
-                "symshape.torch.export, mod(s, 128) == 0": lambda: checked(x)}
-
-
 def report(title: str, times: dict[str, float], base: str) -> None:
     print(f"\n{title}")
     for name, t in times.items():
@@ -128,7 +110,6 @@ def main(argv: list[str] | None = None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--platform", default="cpu", help="JAX platform of the calls")
-    ap.add_argument("--no-torch", action="store_true")
     args = ap.parse_args(argv)
     rounds, min_time = (7, 0.05) if args.quick else (21, 0.1)
     print(f"Per-call time of exported functions, {SHAPE} float32, median of {rounds} "
@@ -138,13 +119,6 @@ def main(argv: list[str] | None = None) -> int:
     worst = max(jax_times["checked"] / jax_times["plain"],
                 jax_times["checked, deserialized"] / jax_times["plain, deserialized"])
     print(f"  checks cost: {100 * (worst - 1):+.1f}% (target: within 5%)")
-    if not args.no_torch:
-        try:
-            torch_times = interleaved_medians(torch_contenders(), rounds, min_time)
-        except ImportError as err:
-            print(f"\nPyTorch: skipped ({err})")
-        else:
-            report("PyTorch (cpu): ep.module()(x)", torch_times, "plain torch.export")
     return 0
 
 

@@ -36,10 +36,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-import symshape  # noqa: E402
-from oracle import random_claim  # noqa: E402  (tests/oracle.py)
 from exprgen import build, render  # noqa: E402  (tests/exprgen.py)
+from oracle import random_claim  # noqa: E402  (tests/oracle.py)
 
+import symshape  # noqa: E402
 from symshape.expr import floordiv, max_expr, min_expr, mod  # noqa: E402
 
 

@@ -36,8 +36,8 @@ from typing import Any
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 #: the modules compiled, as paths from the project root
-COMPILED = ("symshape/expr.py", "symshape/_fastparse.py", "symshape/parsing.py",
-            "symshape/build.py", "symshape/repair.py", "symshape/rules.py",
+COMPILED = ("symshape/util.py", "symshape/expr.py", "symshape/_fastparse.py",
+            "symshape/parsing.py", "symshape/build.py", "symshape/repair.py", "symshape/rules.py",
             "symshape/intervals.py", "symshape/scope.py")
 #: written next to the compiled modules: the source digest each was built from
 STAMP = "symshape/_compiled.json"

@@ -12,13 +12,13 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from symshape import parsing
-from symshape._echo import echo
+from symshape.echo import echo
 from symshape.errors import ParseError, SymshapeError
 from symshape.expr import (
-    _ONE,
+    ONE,
     DimExpr,
-    _as_int,
     add_into,
+    as_int,
     dim_power,
     floordiv,
     max_expr,
@@ -198,8 +198,8 @@ def _sum(operands: list[tuple[int, Dim]], scope: SymbolicScope) -> Dim:
             add_into(out, x, sign)
         if not out:
             acc, out = 0, None
-        elif len(out) == 1 and _ONE in out:
-            acc = out[_ONE]
+        elif len(out) == 1 and ONE in out:
+            acc = out[ONE]
             out = None
     return acc if out is None else DimExpr.make(out, scope)
 
@@ -288,7 +288,7 @@ def shape_in_scope(spec: str | None, scope: SymbolicScope,
 
 
 def _like_dim(d: Any, spec: str) -> int:
-    v = _as_int(d)
+    v = as_int(d)
     if v is None:
         raise SymshapeError(f"like= must hold ints or None, got {d!r} (spec {spec!r})")
     return v

@@ -15,7 +15,7 @@ identical canonical forms.
 Representation: ``_terms`` maps a *monomial* to its non-zero coefficient.  A
 monomial is an interned :class:`Mono`, a tuple of ``(atom, exponent)`` pairs
 sorted by the atoms' sort keys; the constant monomial is the empty one,
-``_ONE``.  A value that is constant is always a
+``ONE``.  A value that is constant is always a
 plain Python ``int``, never a ``DimExpr``.  Equality is equality of the term
 maps (and scope), so it is cheap, never raises and agrees with ``hash``.
 """
@@ -31,8 +31,8 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, Union, cast
 
 import numpy as np
 
-from symshape._echo import clip
 from symshape._mypyc import mypyc_attr
+from symshape.echo import clip
 from symshape.errors import DivisionByZeroRiskError, ExpressionTooLargeError, UnknownDimensionError
 from symshape.parsing import MAX_INT_DIGITS
 
@@ -442,7 +442,7 @@ def mono_of(pairs: tuple[tuple[Atom, int], ...]) -> Mono:
     """The interned monomial of ``(atom, exponent)`` pairs already in atom-key order."""
     key = pairs if type(pairs) is tuple else tuple(pairs)  # a Mono hashes by identity
     if not key:
-        return _ONE
+        return ONE
     owner = key[0][0]
     if type(owner) is Var:
         for a, _ in key:
@@ -515,7 +515,7 @@ def bound_mul(x: Bound, y: Bound) -> Bound:
     return x * y
 
 
-_ONE: Mono = Mono(())
+ONE: Mono = Mono(())
 
 
 def _expr_key(e: DimExpr | int) -> tuple[Any, ...]:
@@ -677,8 +677,8 @@ class DimExpr:
         if n <= 1:
             if n == 0:
                 return 0
-            if _ONE in terms:
-                return terms[_ONE]
+            if ONE in terms:
+                return terms[ONE]
         e = _new(DimExpr)
         e._terms = terms
         e._scope = scope
@@ -735,7 +735,7 @@ class DimExpr:
     @property
     def constant(self) -> int:
         """The constant term."""
-        return self._terms.get(_ONE, 0)
+        return self._terms.get(ONE, 0)
 
     @property
     def free_vars(self) -> set[str]:
@@ -804,7 +804,7 @@ class DimExpr:
             if other._scope is not self._scope:
                 self._scope.raise_mismatch(other, op, self)
             return other
-        return _as_int(other)
+        return as_int(other)
 
     def __add__(self, other: Any) -> DimExpr | int:
         # Fast paths (the common cases of shape arithmetic); the term maps are
@@ -826,8 +826,8 @@ class DimExpr:
             if n <= 1:
                 if n == 0:
                     return 0
-                if _ONE in out:
-                    return out[_ONE]
+                if ONE in out:
+                    return out[ONE]
             e = _new(DimExpr)
             e._terms = out
             e._scope = scope
@@ -848,12 +848,12 @@ class DimExpr:
         if type(other) is int:
             out = self._terms.copy()
             if other:
-                c = out.get(_ONE, 0) + other
+                c = out.get(ONE, 0) + other
                 if c:
-                    out[_ONE] = c
+                    out[ONE] = c
                 else:
-                    del out[_ONE]
-            # The leading monomial of a non-constant expression is never _ONE.
+                    del out[ONE]
+            # The leading monomial of a non-constant expression is never ONE.
             return _wrap(out, self._scope, self._lead)
         o = self._coerce(other, "+")
         if o is None:
@@ -879,11 +879,11 @@ class DimExpr:
         if type(other) is int:
             out = self._terms.copy()
             if other:
-                c = out.get(_ONE, 0) - other
+                c = out.get(ONE, 0) - other
                 if c:
-                    out[_ONE] = c
+                    out[ONE] = c
                 else:
-                    del out[_ONE]
+                    del out[ONE]
             return _wrap(out, self._scope, self._lead)
         o = self._coerce(other, "-")
         if o is None:
@@ -935,7 +935,7 @@ class DimExpr:
     def __pow__(self, power: Any, modulo: Any = None) -> DimExpr | int:
         if modulo is not None:
             return NotImplemented
-        p = _as_int(power)
+        p = as_int(power)
         if p is None:
             raise TypeError(f"exponent of a dimension expression must be a non-negative int, "
                             f"got {power!r}")
@@ -1040,7 +1040,7 @@ class DimExpr:
                         "pickle str(e) and the scope's constraints instead")
 
 
-def _as_int(x: Any) -> int | None:
+def as_int(x: Any) -> int | None:
     """Convert ints, numpy integer scalars and 0-d integer arrays; else ``None``."""
     if type(x) is int:
         return x
@@ -1114,11 +1114,11 @@ def add_into(out: Terms, x: DimExpr | int, sign: int) -> None:
     """``out += sign*x`` on a term map in place (zero coefficients dropped)."""
     if type(x) is int:
         if x:
-            c = out.get(_ONE, 0) + sign * x
+            c = out.get(ONE, 0) + sign * x
             if c:
-                out[_ONE] = c
+                out[ONE] = c
             else:
-                del out[_ONE]
+                del out[ONE]
         return
     assert isinstance(x, DimExpr)
     get = out.get
@@ -1392,7 +1392,7 @@ def check_dim(x: Any, what: str) -> DimExpr | int:
     """``x`` as a dimension (a DimExpr or an int); TypeError naming ``what`` otherwise."""
     if isinstance(x, DimExpr):
         return x
-    v = _as_int(x)
+    v = as_int(x)
     if v is None:
         raise TypeError(f"{what}: expected an int or a symbolic dimension, got {x!r}")
     return v
@@ -1458,7 +1458,7 @@ def _floordiv_const(x: DimExpr, k: int, scope: AlgebraScope) -> DimExpr | int:
             return DimExpr.make({fd_mono: c * big_k // k}, scope) + \
                 floordiv(DimExpr.make(rest, scope), k)
     quot, rem = _split_coefficients(x._terms, k)
-    const = rem.pop(_ONE, 0)
+    const = rem.pop(ONE, 0)
     pulled: DimExpr | int = DimExpr.make(quot, scope) if quot else 0
     if not rem:
         return pulled  # floordiv(c, k) == 0 for 0 <= c < k
@@ -1480,10 +1480,10 @@ def _floordiv_const(x: DimExpr, k: int, scope: AlgebraScope) -> DimExpr | int:
         # floordiv(y, k) == -floordiv(-y + k - 1, k): keep the leading sign positive.
         flipped = {m: -c for m, c in rem.items()}
         if k - 1 - const:
-            flipped[_ONE] = k - 1 - const
+            flipped[ONE] = k - 1 - const
         return pulled - _floordiv_const_atom(flipped, k, scope)
     if const:
-        rem[_ONE] = const
+        rem[ONE] = const
     # (nothing pulled out, no content divided and no rule to apply: the
     # numerator is x itself)
     same = x if not quot and g == 1 and not scope.rewrites_terms else None

@@ -17,7 +17,7 @@ from typing import Any
 from symshape._mypyc import mypyc_attr
 from symshape.errors import UnsatisfiableConstraintsError
 from symshape.expr import (
-    _ONE,
+    ONE,
     Atom,
     Bound,
     DimExpr,
@@ -173,7 +173,7 @@ class IntervalBounds(ConstraintRules):
         # a relaxed fact's origin names the fact of facts() it relaxes
         with_origin += [(terms, (indexed[j][0], scale, parts))
                         for terms, (j, scale, parts) in self._relaxed_facts(base)]
-        facts = [([(m, c) for m, c in terms.items() if m], terms.get(_ONE, 0), origin)
+        facts = [([(m, c) for m, c in terms.items() if m], terms.get(ONE, 0), origin)
                  for terms, origin in with_origin]
         # Bounds far beyond the constants are left out: constraints such as
         # ``c - a == c^3`` (a >= 1) raise c's lower bound to its cube, round
@@ -295,7 +295,7 @@ class IntervalBounds(ConstraintRules):
                     w = c * scale // x.den
                     parts.append((x, w))
                     num = x.num
-                    for m2, c2 in (num.terms if isinstance(num, DimExpr) else {_ONE: num}).items():
+                    for m2, c2 in (num.terms if isinstance(num, DimExpr) else {ONE: num}).items():
                         relaxed[m2] = relaxed.get(m2, 0) + w * c2
                 elif isinstance(x, Max0) and c < 0:
                     parts.append((x, -c * scale))
@@ -429,7 +429,7 @@ class IntervalBounds(ConstraintRules):
                 if not isinstance(lo, int):  # (-inf)
                     return None
                 k += c * lo
-        if len(upper) == len(d_terms) - (_ONE in d_terms):
+        if len(upper) == len(d_terms) - (ONE in d_terms):
             return None
         u_lo = bound_add(self.terms_interval(upper)[0], k) if upper else k
         if not isinstance(u_lo, int):  # (-inf)
@@ -473,7 +473,7 @@ class IntervalBounds(ConstraintRules):
             k = a.den
             assert isinstance(k, int)
             w = c * scale // k
-            num_terms = {_ONE: a.num} if isinstance(a.num, int) else a.num.terms
+            num_terms = {ONE: a.num} if isinstance(a.num, int) else a.num.terms
             for m2, c2 in num_terms.items():
                 base[m2] = base.get(m2, 0) + w * c2
             # -w * r with 0 <= r <= k - 1

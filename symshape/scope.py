@@ -21,7 +21,6 @@ from functools import partial
 from types import CodeType
 from typing import TYPE_CHECKING, Any
 
-from symshape._fastparse import RecentTable
 from symshape._mypyc import mypyc_attr
 from symshape.build import shape_in_scope
 from symshape.errors import (
@@ -37,7 +36,7 @@ from symshape.expr import (
     ScopeCopier,
     Terms,
     Var,
-    _as_int,
+    as_int,
     atom_mono,
     comparison_difference,
     make_var,
@@ -47,6 +46,7 @@ from symshape.expr import (
 from symshape.intervals import Bound, BoundStep, IntervalBounds
 from symshape.repair import Check, fact_variables, repaired_facts, shown_to_hold
 from symshape.rules import Constraint
+from symshape.util import RecentTable
 
 if TYPE_CHECKING:
     from symshape.decision.engine import Decider
@@ -470,7 +470,7 @@ class SymbolicScope(IntervalBounds):
                 self.raise_mismatch(other, op, x)
             y: DimExpr | int = other
         else:
-            v = _as_int(other)
+            v = as_int(other)
             if v is None:
                 raise TypeError(f"cannot compare dimension '{x}' with {other!r}")
             y = v

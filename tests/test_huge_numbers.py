@@ -25,12 +25,12 @@ from test_decision_soundness import check_claim, new_stats
 
 import symshape
 from symshape import ExpressionTooLargeError, SymbolicScope, bounds, prove
-from symshape._fastparse import digits_to_int, int_to_digits
 from symshape.cli import main as cli_main
 from symshape.decision import Status
 from symshape.expr import MAX_DEGREE
 from symshape.parsing import MAX_INT_DIGITS
 from symshape.present import format_bounds
+from symshape.util import digits_to_int, int_to_digits
 
 BIG = 2 ** 1100  # beyond float range (about 1.8e308)
 HUGE = 10 ** 5000 - 1  # beyond Python's default int/str limit (4300 digits)

@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from symshape import _fastparse, _larkparse, parsing
-from symshape._echo import ECHO_WIDTH, echo
 from symshape._resources import grammar_text
+from symshape.echo import ECHO_WIDTH, echo
 from symshape.errors import ParseError
 
 STARTS = list(_fastparse.START_WHAT)

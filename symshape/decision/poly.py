@@ -15,9 +15,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from symshape._fastparse import int_to_digits
 from symshape.expr import (
-    _ONE,
+    ONE,
     Atom,
     AttrMemo,
     DimExpr,
@@ -28,10 +27,10 @@ from symshape.expr import (
     make_var,
     mono_mul,
 )
+from symshape.util import int_to_digits
 
 Poly = dict[Mono, int]
 
-ONE: Mono = _ONE
 
 
 def from_expr(e: DimExpr | int) -> Poly:

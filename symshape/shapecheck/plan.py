@@ -8,7 +8,7 @@ from typing import Any
 
 from symshape import parsing
 from symshape.errors import ParseError, ScopeMismatchError, ShapeMismatchError, SymshapeError
-from symshape.expr import DimExpr, _as_int
+from symshape.expr import DimExpr, as_int
 from symshape.scope import SymbolicScope
 from symshape.shapecheck.program import Program
 from symshape.shapecheck.pycompile import CheckFn, compile_program
@@ -303,7 +303,7 @@ def _parse_leaf(name: str, leaf: Any, scope: SymbolicScope
         if isinstance(d, DimExpr):
             dims_l.append(d)
             continue
-        v = None if isinstance(d, bool) else _as_int(d)
+        v = None if isinstance(d, bool) else as_int(d)
         if v is None:
             raise SymshapeError(f"{name}: dimension {j} of the spec is {d!r}, not an int or a "
                                 "symbolic dimension")

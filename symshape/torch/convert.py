@@ -24,7 +24,7 @@ class TorchShapes(NamedTuple):
     scope: SymbolicScope
 
 
-def _finite(x: Any) -> int | None:
+def finite_bound(x: Any) -> int | None:
     """An int for a finite sympy bound, else None (``int_oo``, ``oo``)."""
     try:
         v = int(x)
@@ -38,7 +38,7 @@ def range_texts(ep: Any, symbols: dict[str, Dim] | None = None) -> list[tuple[st
     out: list[tuple[str, str]] = []
     for key, vr in ep.range_constraints.items():
         e = from_sympy(key, _scratch(symbols), symbols=symbols)
-        lo, hi = _finite(vr.lower), _finite(vr.upper)
+        lo, hi = finite_bound(vr.lower), finite_bound(vr.upper)
         torch_text = f"{key}: [{vr.lower}, {vr.upper}]"
         if lo is not None:
             out.append((torch_text, f"{e} >= {lo}"))
@@ -66,7 +66,7 @@ def _user_input_nodes(ep: Any) -> list[Any]:
     return [by_name[n] for n in names if n in by_name]
 
 
-def _tensor_placeholders(ep: Any) -> list[Any]:
+def tensor_placeholders(ep: Any) -> list[Any]:
     """The placeholder nodes of the user's tensor inputs, in order."""
     return [n for n in _user_input_nodes(ep) if isinstance(n.meta.get("val"), torch.Tensor)]
 

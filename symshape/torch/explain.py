@@ -655,7 +655,7 @@ _NEGATED = {"==": "!=", "!=": "==", ">=": "<", ">": "<=", "<=": ">", "<": ">="}
 
 def _explain_program(ep: Any, specs: ExportSpecs | None) -> Explanation:
     from symshape.sympy import from_sympy
-    from symshape.torch.convert import _tensor_placeholders, range_texts, symbol_map
+    from symshape.torch.convert import range_texts, symbol_map, tensor_placeholders
     if specs is not None:
         ctx = _spec_context(specs)
         symbols: dict[str, Dim] | None = symbol_map(ep, specs)
@@ -664,7 +664,7 @@ def _explain_program(ep: Any, specs: ExportSpecs | None) -> Explanation:
         scope = SymbolicScope(texts)
         ctx = _Context(scope, None, {}, {})
         symbols = None
-    placeholders = {n: i for i, n in enumerate(_tensor_placeholders(ep))}
+    placeholders = {n: i for i, n in enumerate(tensor_placeholders(ep))}
 
     def dim_of(node: Any, axis: int) -> Dim:
         leaf = placeholders.get(node)
@@ -700,12 +700,12 @@ def _explain_program(ep: Any, specs: ExportSpecs | None) -> Explanation:
 def _ranges(ep: Any, symbols: dict[str, Dim] | None,
             scope: SymbolicScope) -> list[tuple[str, str]]:
     from symshape.sympy import from_sympy
-    from symshape.torch.convert import _finite
+    from symshape.torch.convert import finite_bound
     out = []
     for key, vr in ep.range_constraints.items():
         e = from_sympy(key, scope, symbols=symbols)
         torch_text = f"{key} in [{vr.lower}, {vr.upper}]"
-        lo, hi = _finite(vr.lower), _finite(vr.upper)
+        lo, hi = finite_bound(vr.lower), finite_bound(vr.upper)
         if lo is not None:
             out.append((torch_text, f"{e} >= {lo}"))
         if hi is not None:

@@ -12,7 +12,7 @@ import torch
 
 from symshape.scope import SymbolicScope
 from symshape.torch.checks import emit_checks
-from symshape.torch.specs import ExportSpecs, _flatten, export_specs
+from symshape.torch.specs import ExportSpecs, export_specs, flatten_tree
 
 
 class _FunctionModule(torch.nn.Module):
@@ -40,7 +40,7 @@ def _checked_forward(model: torch.nn.Module, es: ExportSpecs) -> Iterator[None]:
     @functools.wraps(original)
     def forward(*args: Any, **kwargs: Any) -> Any:
         leaves: list[tuple[Any, Any]] = []
-        _flatten(tuple(args), (), leaves)
+        flatten_tree(tuple(args), (), leaves)
         sizes = [tuple(x.shape) for _, x in leaves if isinstance(x, torch.Tensor)]
         emit_checks(program, sizes)
         return original(*args, **kwargs)

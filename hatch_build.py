@@ -36,9 +36,12 @@ from typing import Any
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 #: the modules compiled, as paths from the project root
-COMPILED = ("symshape/util.py", "symshape/expr.py", "symshape/_fastparse.py",
-            "symshape/parsing.py", "symshape/build.py", "symshape/repair.py", "symshape/rules.py",
-            "symshape/intervals.py", "symshape/scope.py")
+COMPILED = ("symshape/util.py", "symshape/_fastparse.py", "symshape/parsing.py",
+            "symshape/algebra/atoms.py", "symshape/algebra/poly.py", "symshape/algebra/bounds.py",
+            "symshape/algebra/dimexpr.py",
+            "symshape/algebra/floordiv.py", "symshape/algebra/maxmin.py",
+            "symshape/algebra/substitute.py", "symshape/build.py", "symshape/repair.py",
+            "symshape/rules.py", "symshape/intervals.py", "symshape/scope.py")
 #: written next to the compiled modules: the source digest each was built from
 STAMP = "symshape/_compiled.json"
 PURE_ENV = "SYMSHAPE_PURE_PYTHON"
@@ -100,8 +103,8 @@ def in_tree_artifacts() -> list[Path]:
     """Compiled modules, mypyc's library of them (at the top of the tree) and
     the stamp left in the source tree by an editable build."""
     pkg = ROOT / "symshape"
-    found = [p for d in (pkg, ROOT) for p in d.glob("*")
-             if p.suffix in (".so", ".pyd") and (d == pkg or "__mypyc" in p.name)]
+    found = [p for p in pkg.rglob("*") if p.suffix in (".so", ".pyd")]
+    found += [p for p in ROOT.glob("*") if p.suffix in (".so", ".pyd") and "__mypyc" in p.name]
     stamp = ROOT / STAMP
     return [*found, stamp] if stamp.exists() else found
 

@@ -40,7 +40,8 @@ from exprgen import build, render  # noqa: E402  (tests/exprgen.py)
 from oracle import random_claim  # noqa: E402  (tests/oracle.py)
 
 import symshape  # noqa: E402
-from symshape.expr import floordiv, max_expr, min_expr, mod  # noqa: E402
+from symshape.algebra.floordiv import floordiv, mod  # noqa: E402
+from symshape.algebra.maxmin import max_expr, min_expr  # noqa: E402
 
 
 def _outcome(f: Callable[[], Any]) -> str:

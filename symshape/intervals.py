@@ -15,24 +15,12 @@ import math
 from typing import Any
 
 from symshape._mypyc import mypyc_attr
+from symshape.algebra.atoms import ONE, Atom, FloorDiv, Max0, Mono, Var, atom_mono, make_var
+from symshape.algebra.bounds import Bound, bound_add, bound_mul, is_finite
+from symshape.algebra.dimexpr import DimExpr
+from symshape.algebra.poly import Terms
+from symshape.algebra.substitute import ScopeCopier
 from symshape.errors import UnsatisfiableConstraintsError
-from symshape.expr import (
-    ONE,
-    Atom,
-    Bound,
-    DimExpr,
-    FloorDiv,
-    Max0,
-    Mono,
-    ScopeCopier,
-    Terms,
-    Var,
-    atom_mono,
-    bound_add,
-    bound_mul,
-    is_finite,
-    make_var,
-)
 from symshape.rules import ConstraintRules
 
 # (index in facts(), scale, ((atom, weight), ...)): see IntervalBounds.bound_steps
@@ -93,7 +81,7 @@ class IntervalBounds(ConstraintRules):
     _constraint_atoms: tuple[Any, ...]
     _lock: Any  # the scope's RLock
     _interval_cache: dict[DimExpr, tuple[Bound, Bound]]
-    # The interned floordiv and max atoms (see symshape.expr.AlgebraScope).
+    # The interned floordiv and max atoms (see symshape.algebra.protocol.AlgebraScope).
     atom_table: dict[Any, Any]
 
     @property

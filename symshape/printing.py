@@ -11,22 +11,21 @@ from __future__ import annotations
 
 import threading
 
-from symshape.expr import (
+from symshape.algebra.atoms import (
     ONE,
     Atom,
-    DimExpr,
     FloorDiv,
     Max0,
     Mono,
-    Terms,
     Var,
     atom_mono,
     fold_atoms,
     mono_key,
     mono_mul,
     mono_of,
-    set_printer,
 )
+from symshape.algebra.dimexpr import DimExpr, set_printer
+from symshape.algebra.poly import Terms
 from symshape.util import int_to_digits
 
 # Texts of the atoms of the expression being printed, filled innermost first

@@ -15,20 +15,12 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from symshape._mypyc import mypyc_attr
+from symshape.algebra.atoms import ONE, Atom, FloorDiv, Mono, Var, mono_key
+from symshape.algebra.dimexpr import DimExpr, comparison_difference
+from symshape.algebra.poly import Terms
+from symshape.algebra.substitute import ScopeCopier
 from symshape.build import parse_comparison_in_scope
 from symshape.errors import SymshapeError, UnsatisfiableConstraintsError
-from symshape.expr import (
-    ONE,
-    Atom,
-    DimExpr,
-    FloorDiv,
-    Mono,
-    ScopeCopier,
-    Terms,
-    Var,
-    comparison_difference,
-    mono_key,
-)
 from symshape.printing import dim_text
 from symshape.repair import by_order
 

@@ -22,26 +22,16 @@ from types import CodeType
 from typing import TYPE_CHECKING, Any
 
 from symshape._mypyc import mypyc_attr
+from symshape.algebra.atoms import FloorDiv, Mono, Var, atom_mono, make_var, release_atoms
+from symshape.algebra.dimexpr import DimExpr, as_int, comparison_difference
+from symshape.algebra.poly import Terms, value_at
+from symshape.algebra.substitute import ScopeCopier
 from symshape.build import shape_in_scope
 from symshape.errors import (
     InconclusiveDimensionOperation,
     LazyText,
     ScopeMismatchError,
     SymshapeError,
-)
-from symshape.expr import (
-    DimExpr,
-    FloorDiv,
-    Mono,
-    ScopeCopier,
-    Terms,
-    Var,
-    as_int,
-    atom_mono,
-    comparison_difference,
-    make_var,
-    release_atoms,
-    value_at,
 )
 from symshape.intervals import Bound, BoundStep, IntervalBounds
 from symshape.repair import Check, fact_variables, repaired_facts, shown_to_hold
@@ -127,7 +117,7 @@ class SymbolicScope(IntervalBounds):
         self._term_rules: dict[Mono, tuple[int, DimExpr | int]] = {}
         self._divisible: tuple[tuple[Terms, int, Mono], ...] | None = None
         self._vars: dict[str, DimExpr | int] = {}
-        # The algebra's tables (see symshape.expr.AlgebraScope): normalized
+        # The algebra's tables (see symshape.algebra.protocol.AlgebraScope): normalized
         # divisions, and the interned FloorDiv/Max0 atoms.
         self.division_memo: dict[Any, DimExpr | int] = {}
         self.atom_table: dict[Any, Any] = {}

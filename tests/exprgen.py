@@ -15,7 +15,8 @@ import numpy as np
 from hypothesis import strategies as st
 
 import symshape
-from symshape.expr import floordiv, max_expr, min_expr, mod
+from symshape.algebra.floordiv import floordiv, mod
+from symshape.algebra.maxmin import max_expr, min_expr
 
 Tree = tuple[Any, ...]
 VARS = ("a", "b", "c", "d")

@@ -29,10 +29,12 @@ from oracle import (
 
 import symshape
 from symshape import InconclusiveDimensionOperation, SymbolicScope, UnsatisfiableConstraintsError
+from symshape.algebra.atoms import ONE
+from symshape.algebra.floordiv import floordiv, mod
+from symshape.algebra.maxmin import max_expr, min_expr
 from symshape.decision import Certificate, CertificateError, Status, Verdict, prove
 from symshape.decision.certificate import Fact, Leaf, MaxSplit, Split, iter_leaves, make_product
 from symshape.decision.engine import BOUNDS_BUDGET, DECIDE_BUDGET, PROVE_BUDGET, Decider
-from symshape.expr import ONE, floordiv, max_expr, min_expr, mod
 from symshape.shapes import parse_expr_in_scope
 
 SETTINGS = settings(deadline=None, derandomize=True,

@@ -25,9 +25,9 @@ from test_decision_soundness import check_claim, new_stats
 
 import symshape
 from symshape import ExpressionTooLargeError, SymbolicScope, bounds, prove
+from symshape.algebra.dimexpr import MAX_DEGREE
 from symshape.cli import main as cli_main
 from symshape.decision import Status
-from symshape.expr import MAX_DEGREE
 from symshape.parsing import MAX_INT_DIGITS
 from symshape.present import format_bounds
 from symshape.util import digits_to_int, int_to_digits

@@ -17,8 +17,9 @@ from hypothesis import strategies as st
 
 import symshape
 from symshape import ShapeMismatchError, SymbolicScope, UnsatisfiableConstraintsError
+from symshape.algebra.dimexpr import DimExpr
+from symshape.algebra.substitute import substitute
 from symshape.errors import ParseError, ScopeMismatchError, SymshapeError
-from symshape.expr import DimExpr, substitute
 from symshape.shapecheck import Program, ShapeCheck, UnsolvableSpecsError, introot
 from symshape.shapecheck.program import MAX_MESSAGE_INPUTS, poly_value
 

@@ -26,6 +26,9 @@ import zlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from symshape.algebra.atoms import Atom, FloorDiv, Max0, Var, atom_children, fold_atoms
+from symshape.algebra.bounds import Bound
+from symshape.algebra.dimexpr import DimExpr, comparison_difference
 from symshape.decision import canon, minimize, probe
 from symshape.decision import poly as P
 from symshape.decision.certificate import (
@@ -44,17 +47,6 @@ from symshape.decision.search import Model, Refuted, Result, Search, Unknown
 from symshape.decision.simplex import DEFAULT_LIMITS, Budget, Limits
 from symshape.decision.verdict import Lease, Status, Verdict, format_valuation
 from symshape.errors import UnsatisfiableConstraintsError
-from symshape.expr import (
-    Atom,
-    Bound,
-    DimExpr,
-    FloorDiv,
-    Max0,
-    Var,
-    atom_children,
-    comparison_difference,
-    fold_atoms,
-)
 from symshape.scope import register_decider
 
 # Work budgets (work units ~ row updates, search nodes) per search.

@@ -20,19 +20,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from symshape import parsing
+from symshape.algebra.atoms import ONE, Mono, Var
+from symshape.algebra.dimexpr import DimExpr, as_int
+from symshape.algebra.floordiv import floordiv, mod
+from symshape.algebra.maxmin import max_expr, min_expr
+from symshape.algebra.poly import Terms
 from symshape.errors import ParseError, SymshapeError, UnsatisfiableConstraintsError
-from symshape.expr import (
-    ONE,
-    DimExpr,
-    Mono,
-    Terms,
-    Var,
-    as_int,
-    floordiv,
-    max_expr,
-    min_expr,
-    mod,
-)
 from symshape.jax import _internals as jx
 from symshape.scope import Constraint, SymbolicScope
 

@@ -7,8 +7,8 @@ from types import EllipsisType
 from typing import Any
 
 from symshape import parsing
+from symshape.algebra.dimexpr import DimExpr, as_int
 from symshape.errors import ParseError, ScopeMismatchError, ShapeMismatchError, SymshapeError
-from symshape.expr import DimExpr, as_int
 from symshape.scope import SymbolicScope
 from symshape.shapecheck.program import Program
 from symshape.shapecheck.pycompile import CheckFn, compile_program

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
+from symshape.algebra.dimexpr import as_int
 from symshape.errors import ShapeMismatchError
-from symshape.expr import as_int
 from symshape.shapecheck.program import Program, introot
 
 _PY_OP = {"add": "+", "sub": "-", "mul": "*", "floordiv": "//", "mod": "%", "eq": "==",

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from symshape.algebra.dimexpr import DimExpr, as_int
 from symshape.echo import clip
 from symshape.errors import ShapeMismatchError, SymshapeError
-from symshape.expr import DimExpr, as_int
 
 # A tree node: ("leaf", index) | ("seq", [children]) | ("dict", [keys], [children])
 Node = tuple[Any, ...]

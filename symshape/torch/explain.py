@@ -15,10 +15,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from symshape.algebra.atoms import FloorDiv
+from symshape.algebra.dimexpr import DimExpr
+from symshape.algebra.floordiv import floordiv, mod
+from symshape.algebra.maxmin import max_expr, min_expr
 from symshape.decision import Verdict, prove
 from symshape.decision.verdict import format_valuation
 from symshape.errors import SymshapeError
-from symshape.expr import DimExpr, FloorDiv, floordiv, max_expr, min_expr, mod
 from symshape.scope import SymbolicScope
 from symshape.shapes import Dim, parse_comparison_in_scope
 from symshape.torch import _internals as ti

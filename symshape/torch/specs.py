@@ -29,6 +29,9 @@ from typing import Any
 
 import torch
 
+from symshape.algebra.atoms import FloorDiv, Var
+from symshape.algebra.dimexpr import DimExpr
+from symshape.algebra.floordiv import floordiv, mod
 from symshape.decision import prove
 from symshape.errors import (
     ParseError,
@@ -36,7 +39,6 @@ from symshape.errors import (
     SymshapeError,
     UnsatisfiableConstraintsError,
 )
-from symshape.expr import DimExpr, FloorDiv, Var, floordiv, mod
 from symshape.scope import SymbolicScope
 from symshape.shapecheck import ShapeCheck
 from symshape.shapes import Dim, parse_comparison_in_scope, resolve_scope, symbolic_shape

@@ -734,9 +734,10 @@ def is_symbolic_dim(x: Any) -> bool:
 
 
 # floordiv and mod have their canonical forms in symshape.algebra.floordiv,
-# which builds on this module and installs them here when imported (the
-# scope's module imports it, and every expression belongs to a scope), so
-# that the operators ``//``, ``%`` and ``divmod`` reach them.
+# which builds on this module and installs them here when imported (every
+# expression belongs to a scope, and symshape.scope imports it through
+# symshape.build and symshape.algebra.substitute), so that the operators
+# ``//``, ``%`` and ``divmod`` reach them.
 def _no_division(x: DimLike, y: DimLike) -> DimExpr | int:
     raise RuntimeError("symshape.algebra.floordiv is not imported")
 

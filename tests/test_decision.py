@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import Span, WorkMeter
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oracle import (
@@ -26,6 +25,7 @@ from oracle import (
     render,
     symshape_ops,
 )
+from support.work import Span, WorkMeter
 
 import symshape
 from symshape import InconclusiveDimensionOperation, SymbolicScope, UnsatisfiableConstraintsError

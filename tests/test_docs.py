@@ -22,11 +22,11 @@ from contextlib import redirect_stdout
 from pathlib import Path
 
 import pytest
+from support.paths import ROOT
 
 from symshape import parsing
 from symshape.repl import PROMPT, run
 
-ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 PAGES = sorted(DOCS.glob("*.md"))
 # The pages of mkdocs.yml's nav, in order (read from the file: a page added there is

@@ -17,7 +17,8 @@ import symshape
 from symshape import SymbolicScope
 from symshape.decision import poly as P
 from symshape.decision.certificate import _Checker
-from symshape.decision.engine import Decider, Point
+from symshape.decision.engine import Decider
+from symshape.decision.valuations import Point
 from symshape.errors import SymshapeError
 
 NAMES = ("a", "b", "c", "d")

@@ -15,7 +15,8 @@ from support.work import WorkMeter
 
 import symshape
 from symshape.decision import probe
-from symshape.decision.engine import Decider, Point
+from symshape.decision.engine import Decider
+from symshape.decision.valuations import Point
 from symshape.repair import repaired
 
 CONSTRAINTS = ["b >= 16", "mod(s, 128) == 0", "a >= b + 8"]

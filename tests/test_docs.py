@@ -131,9 +131,8 @@ def _source_docstrings(cls: type) -> tuple[str, dict[str, str]]:
     """The first line of the docstring of ``cls`` and of each of its public
     properties, read from its module's source (where the core is compiled, the
     runtime ``__doc__`` of a compiled class is mypyc's filler)."""
-    module = sys.modules[cls.__module__]
-    path = Path(module.__file__ or "")
-    tree = ast.parse(path.with_suffix(".py").read_text(encoding="utf-8"))
+    path = ROOT / (cls.__module__.replace(".", "/") + ".py")  # (not __file__: a .so)
+    tree = ast.parse(path.read_text(encoding="utf-8"))
     (node,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls.__name__]
 
     def first(doc: str | None) -> str:

@@ -14,6 +14,7 @@ True
 # package the decision procedure: the layers below them never import them.
 from symshape import _accel, printing  # noqa: F401
 from symshape._accel import compiled_modules
+from symshape.algebra.dimexpr import DimExpr, is_symbolic_dim
 from symshape.decision import Certificate, Status, Verdict, prove
 from symshape.errors import (
     ArgumentError,
@@ -28,7 +29,6 @@ from symshape.errors import (
     UnsatisfiableConstraintsError,
     UnsolvableSpecsError,
 )
-from symshape.expr import DimExpr, is_symbolic_dim
 from symshape.ops import bounds, max_dim, min_dim
 from symshape.scope import SymbolicScope
 from symshape.shapecheck import ShapeCheck

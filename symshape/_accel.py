@@ -32,15 +32,17 @@ _STAMP = _PKG / "_compiled.json"
 _candidates: list[str] = []  # modules with both an extension module and a .py here
 
 
-def _extension_stems() -> set[str]:
-    """Module names (within the package) of the extension modules beside their source."""
-    stems = set()
+def _extension_sources() -> dict[str, Path]:
+    """The modules (dotted names) with an extension module beside their source
+    in the package or its subpackages, and that source."""
+    found = {}
     for suffix in importlib.machinery.EXTENSION_SUFFIXES:
-        for p in _PKG.glob("*" + suffix):
-            stem = p.name[: -len(suffix)]
-            if (_PKG / (stem + ".py")).exists():
-                stems.add(stem)
-    return stems
+        for p in _PKG.rglob("*" + suffix):
+            source = p.with_name(p.name[: -len(suffix)] + ".py")
+            if source.exists():
+                parts = source.relative_to(_PKG).with_suffix("").parts
+                found[".".join((__package__, *parts))] = source
+    return found
 
 
 class _SourceFirst(importlib.abc.MetaPathFinder):
@@ -69,8 +71,8 @@ def select_builds() -> None:
         stamp = {}
     if not isinstance(stamp, dict):
         stamp = {}
-    _candidates[:] = sorted(f"{__package__}.{stem}" for stem in _extension_stems())
-    sources = {name: _PKG / (name.rpartition(".")[2] + ".py") for name in _candidates}
+    sources = _extension_sources()
+    _candidates[:] = sorted(sources)
     # All or nothing: the compiled modules call each other's compiled code
     # directly, so one of them running from source would meet objects of
     # classes it does not know.

@@ -26,13 +26,13 @@ from lark.lexer import Lexer, PatternRE, PatternStr, Token
 
 from symshape._fastparse import (
     START_WHAT,
-    digits_to_int,
     fast_parser,
     function_name,
     group_operators,
 )
 from symshape._resources import grammar_text
 from symshape.errors import ParseError
+from symshape.util import digits_to_int
 
 __all__ = ["parse", "parser"]
 

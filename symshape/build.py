@@ -12,19 +12,12 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from symshape import parsing
-from symshape._echo import echo
+from symshape.algebra.atoms import ONE
+from symshape.algebra.dimexpr import DimExpr, add_expr_into, as_int, dim_power
+from symshape.algebra.floordiv import floordiv, mod
+from symshape.algebra.maxmin import max_expr, min_expr
+from symshape.echo import echo
 from symshape.errors import ParseError, SymshapeError
-from symshape.expr import (
-    _ONE,
-    DimExpr,
-    _as_int,
-    add_into,
-    dim_power,
-    floordiv,
-    max_expr,
-    min_expr,
-    mod,
-)
 
 if TYPE_CHECKING:
     from symshape.scope import SymbolicScope
@@ -189,17 +182,17 @@ def _sum(operands: list[tuple[int, Dim]], scope: SymbolicScope) -> Dim:
             if type(acc) is int:  # int ± expr: the expression's terms come first
                 assert isinstance(x, DimExpr)
                 out = dict(x.terms) if sign > 0 else {m: -c for m, c in x.terms.items()}
-                add_into(out, acc, 1)
+                add_expr_into(out, acc, 1)
             else:
                 assert isinstance(acc, DimExpr)
                 out = dict(acc.terms)
-                add_into(out, x, sign)
+                add_expr_into(out, x, sign)
         else:
-            add_into(out, x, sign)
+            add_expr_into(out, x, sign)
         if not out:
             acc, out = 0, None
-        elif len(out) == 1 and _ONE in out:
-            acc = out[_ONE]
+        elif len(out) == 1 and ONE in out:
+            acc = out[ONE]
             out = None
     return acc if out is None else DimExpr.make(out, scope)
 
@@ -288,7 +281,7 @@ def shape_in_scope(spec: str | None, scope: SymbolicScope,
 
 
 def _like_dim(d: Any, spec: str) -> int:
-    v = _as_int(d)
+    v = as_int(d)
     if v is None:
         raise SymshapeError(f"like= must hold ints or None, got {d!r} (spec {spec!r})")
     return v

@@ -137,7 +137,7 @@ def _cmd_bounds(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
 
 
 def _cmd_simplify(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
-    from symshape.expr import DimExpr
+    from symshape.algebra.dimexpr import DimExpr
     from symshape.scope import SymbolicScope
     from symshape.shapes import parse_expr_in_scope
     e = parse_expr_in_scope(args.expr, SymbolicScope(args.given))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from symshape._echo import echo
+from symshape.echo import echo
 
 
 class SymshapeError(ValueError):

@@ -15,24 +15,12 @@ import math
 from typing import Any
 
 from symshape._mypyc import mypyc_attr
+from symshape.algebra.atoms import ONE, Atom, FloorDiv, Max0, Mono, Var, atom_mono, make_var
+from symshape.algebra.bounds import Bound, bound_add, bound_mul, is_finite
+from symshape.algebra.dimexpr import DimExpr
+from symshape.algebra.poly import Terms
+from symshape.algebra.substitute import ScopeCopier
 from symshape.errors import UnsatisfiableConstraintsError
-from symshape.expr import (
-    _ONE,
-    Atom,
-    Bound,
-    DimExpr,
-    FloorDiv,
-    Max0,
-    Mono,
-    ScopeCopier,
-    Terms,
-    Var,
-    atom_mono,
-    bound_add,
-    bound_mul,
-    is_finite,
-    make_var,
-)
 from symshape.rules import ConstraintRules
 
 # (index in facts(), scale, ((atom, weight), ...)): see IntervalBounds.bound_steps
@@ -93,7 +81,7 @@ class IntervalBounds(ConstraintRules):
     _constraint_atoms: tuple[Any, ...]
     _lock: Any  # the scope's RLock
     _interval_cache: dict[DimExpr, tuple[Bound, Bound]]
-    # The interned floordiv and max atoms (see symshape.expr.AlgebraScope).
+    # The interned floordiv and max atoms (see symshape.algebra.protocol.AlgebraScope).
     atom_table: dict[Any, Any]
 
     @property
@@ -173,7 +161,7 @@ class IntervalBounds(ConstraintRules):
         # a relaxed fact's origin names the fact of facts() it relaxes
         with_origin += [(terms, (indexed[j][0], scale, parts))
                         for terms, (j, scale, parts) in self._relaxed_facts(base)]
-        facts = [([(m, c) for m, c in terms.items() if m], terms.get(_ONE, 0), origin)
+        facts = [([(m, c) for m, c in terms.items() if m], terms.get(ONE, 0), origin)
                  for terms, origin in with_origin]
         # Bounds far beyond the constants are left out: constraints such as
         # ``c - a == c^3`` (a >= 1) raise c's lower bound to its cube, round
@@ -295,7 +283,7 @@ class IntervalBounds(ConstraintRules):
                     w = c * scale // x.den
                     parts.append((x, w))
                     num = x.num
-                    for m2, c2 in (num.terms if isinstance(num, DimExpr) else {_ONE: num}).items():
+                    for m2, c2 in (num.terms if isinstance(num, DimExpr) else {ONE: num}).items():
                         relaxed[m2] = relaxed.get(m2, 0) + w * c2
                 elif isinstance(x, Max0) and c < 0:
                     parts.append((x, -c * scale))
@@ -429,7 +417,7 @@ class IntervalBounds(ConstraintRules):
                 if not isinstance(lo, int):  # (-inf)
                     return None
                 k += c * lo
-        if len(upper) == len(d_terms) - (_ONE in d_terms):
+        if len(upper) == len(d_terms) - (ONE in d_terms):
             return None
         u_lo = bound_add(self.terms_interval(upper)[0], k) if upper else k
         if not isinstance(u_lo, int):  # (-inf)
@@ -473,7 +461,7 @@ class IntervalBounds(ConstraintRules):
             k = a.den
             assert isinstance(k, int)
             w = c * scale // k
-            num_terms = {_ONE: a.num} if isinstance(a.num, int) else a.num.terms
+            num_terms = {ONE: a.num} if isinstance(a.num, int) else a.num.terms
             for m2, c2 in num_terms.items():
                 base[m2] = base.get(m2, 0) + w * c2
             # -w * r with 0 <= r <= k - 1

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from symshape.algebra.dimexpr import DimExpr, check_dim
+from symshape.algebra.maxmin import max_expr, min_expr
 from symshape.decision.simplex import Limits
-from symshape.expr import DimExpr, check_dim, max_expr, min_expr
 
 Dim = DimExpr | int
 

@@ -48,8 +48,9 @@ from __future__ import annotations
 import re
 from typing import Any, Final, TypeAlias
 
-from symshape._fastparse import START_WHAT, TextCache, fast_parser
+from symshape._fastparse import START_WHAT, fast_parser
 from symshape.errors import ParseError
+from symshape.util import TextCache
 
 __all__ = [
     "MAX_DEPTH",

@@ -9,9 +9,9 @@ import os
 from collections.abc import Iterator, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
-from symshape._fastparse import int_to_digits
+from symshape.algebra.bounds import Bound, is_finite
 from symshape.decision.verdict import format_valuation
-from symshape.expr import Bound, is_finite
+from symshape.util import int_to_digits
 
 if TYPE_CHECKING:
     from symshape.decision import Verdict

@@ -11,23 +11,22 @@ from __future__ import annotations
 
 import threading
 
-from symshape._fastparse import int_to_digits
-from symshape.expr import (
-    _ONE,
+from symshape.algebra.atoms import (
+    ONE,
     Atom,
-    DimExpr,
     FloorDiv,
     Max0,
     Mono,
-    Terms,
     Var,
     atom_mono,
     fold_atoms,
     mono_key,
     mono_mul,
     mono_of,
-    set_printer,
 )
+from symshape.algebra.dimexpr import DimExpr, set_printer
+from symshape.algebra.poly import Terms
+from symshape.util import int_to_digits
 
 # Texts of the atoms of the expression being printed, filled innermost first
 # (see expr_to_str), so that printing a deep nest recurses one level at a time.
@@ -92,7 +91,7 @@ def _symbolic_mod(m: Mono, c: int, remaining: Terms) -> tuple[int, str] | None:
         for dm, dc in a.den.terms.items():
             pm = mono_mul(dm, atom_mono(a))
             prod[pm] = prod.get(pm, 0) - dc
-        num_terms: Terms = {_ONE: a.num} if isinstance(a.num, int) else dict(a.num.terms)
+        num_terms: Terms = {ONE: a.num} if isinstance(a.num, int) else dict(a.num.terms)
         if any(pm in num_terms for pm in prod):
             continue
         if not (_contains(remaining, prod, t) and _contains(remaining, num_terms, t)):

@@ -20,7 +20,9 @@ from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, TypeVar
 
-from symshape.expr import DimExpr, FloorDiv, Terms, Var, value_at
+from symshape.algebra.atoms import FloorDiv, Var
+from symshape.algebra.dimexpr import DimExpr
+from symshape.algebra.poly import Terms, value_at
 
 C = TypeVar("C")
 T = TypeVar("T")

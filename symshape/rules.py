@@ -15,20 +15,12 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from symshape._mypyc import mypyc_attr
+from symshape.algebra.atoms import ONE, Atom, FloorDiv, Mono, Var, mono_key
+from symshape.algebra.dimexpr import DimExpr, comparison_difference
+from symshape.algebra.poly import Terms
+from symshape.algebra.substitute import ScopeCopier
 from symshape.build import parse_comparison_in_scope
 from symshape.errors import SymshapeError, UnsatisfiableConstraintsError
-from symshape.expr import (
-    _ONE,
-    Atom,
-    DimExpr,
-    FloorDiv,
-    Mono,
-    ScopeCopier,
-    Terms,
-    Var,
-    comparison_difference,
-    mono_key,
-)
 from symshape.printing import dim_text
 from symshape.repair import by_order
 
@@ -205,7 +197,7 @@ class ConstraintRules:
             if rule is not None and c % rule[0] == 0:
                 k, rhs = rule
                 if isinstance(rhs, int):
-                    add: Terms = {_ONE: rhs} if rhs else {}
+                    add: Terms = {ONE: rhs} if rhs else {}
                 else:
                     add = rhs.terms
                 for m2, c2 in add.items():
@@ -284,7 +276,7 @@ class ConstraintRules:
         # this.  (A candidate fails or succeeds the same way in any group.)
         tried: list[Mono] = []
         for side in c._get_sides():
-            if isinstance(side, DimExpr) and len(side.terms) == 1 and _ONE not in side.terms:
+            if isinstance(side, DimExpr) and len(side.terms) == 1 and ONE not in side.terms:
                 m = next(iter(side.terms))
                 if self._solve_for(m, terms, c):
                     return

@@ -22,8 +22,11 @@ from types import CodeType
 from typing import TYPE_CHECKING, Any
 
 from symshape import arguments
-from symshape._fastparse import RecentTable
 from symshape._mypyc import mypyc_attr
+from symshape.algebra.atoms import FloorDiv, Mono, Var, atom_mono, make_var, release_atoms
+from symshape.algebra.dimexpr import DimExpr, as_int, comparison_difference
+from symshape.algebra.poly import Terms, value_at
+from symshape.algebra.substitute import ScopeCopier
 from symshape.build import shape_in_scope
 from symshape.errors import (
     ArgumentError,
@@ -32,23 +35,10 @@ from symshape.errors import (
     ScopeMismatchError,
     SymshapeError,
 )
-from symshape.expr import (
-    DimExpr,
-    FloorDiv,
-    Mono,
-    ScopeCopier,
-    Terms,
-    Var,
-    _as_int,
-    atom_mono,
-    comparison_difference,
-    make_var,
-    release_atoms,
-    value_at,
-)
 from symshape.intervals import Bound, BoundStep, IntervalBounds
 from symshape.repair import Check, fact_variables, repaired_facts, shown_to_hold
 from symshape.rules import Constraint
+from symshape.util import RecentTable
 
 if TYPE_CHECKING:
     from symshape.decision.engine import Decider
@@ -126,7 +116,7 @@ class SymbolicScope(IntervalBounds):
         self._term_rules: dict[Mono, tuple[int, DimExpr | int]] = {}
         self._divisible: tuple[tuple[Terms, int, Mono], ...] | None = None
         self._vars: dict[str, DimExpr | int] = {}
-        # The algebra's tables (see symshape.expr.AlgebraScope): normalized
+        # The algebra's tables (see symshape.algebra.protocol.AlgebraScope): normalized
         # divisions, and the interned FloorDiv/Max0 atoms.
         self.division_memo: dict[Any, DimExpr | int] = {}
         self.atom_table: dict[Any, Any] = {}
@@ -465,7 +455,7 @@ class SymbolicScope(IntervalBounds):
                 self.raise_mismatch(other, op, x)
             y: DimExpr | int = other
         else:
-            v = _as_int(other)
+            v = as_int(other)
             if v is None:
                 raise TypeError(f"cannot compare dimension '{x}' with {other!r}")
             y = v

@@ -47,8 +47,11 @@ from typing import Any
 import sympy
 
 from symshape import parsing
+from symshape.algebra.atoms import FloorDiv, Max0, Var
+from symshape.algebra.dimexpr import DimExpr
+from symshape.algebra.floordiv import floordiv, mod
+from symshape.algebra.maxmin import max_expr, min_expr
 from symshape.errors import ParseError, SymshapeError
-from symshape.expr import DimExpr, FloorDiv, Max0, Var, floordiv, max_expr, min_expr, mod
 from symshape.scope import SymbolicScope
 
 Dim = DimExpr | int

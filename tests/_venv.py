@@ -31,8 +31,8 @@ from pathlib import Path
 
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
+from support.paths import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
 BIN = "Scripts" if os.name == "nt" else "bin"
 
 # Files of an installed distribution that describe the installation, not the package.

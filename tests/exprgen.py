@@ -15,7 +15,8 @@ import numpy as np
 from hypothesis import strategies as st
 
 import symshape
-from symshape.expr import floordiv, max_expr, min_expr, mod
+from symshape.algebra.floordiv import floordiv, mod
+from symshape.algebra.maxmin import max_expr, min_expr
 
 Tree = tuple[Any, ...]
 VARS = ("a", "b", "c", "d")
@@ -44,6 +45,41 @@ def trees(names: tuple[str, ...] = VARS, max_leaves: int = 8,
         return st.one_of(
             st.tuples(st.sampled_from(("add", "sub", "mul", "max", "min")), children, children),
             st.tuples(st.sampled_from(("floordiv", "mod")), children, divs),
+        )
+
+    return st.recursive(leaves, extend, max_leaves=max_leaves)
+
+
+def polynomial_trees(names: tuple[str, ...] = VARS, max_leaves: int = 6
+                     ) -> st.SearchStrategy[Tree]:
+    """Random trees of ``add``, ``sub`` and ``mul`` only (polynomials) over ``names``
+    and small ints."""
+    return st.recursive(
+        st.one_of(st.sampled_from(names).map(lambda v: ("var", v)),
+                  st.integers(-6, 6).map(lambda n: ("int", n))),
+        lambda children: st.tuples(st.sampled_from(("add", "sub", "mul")), children, children),
+        max_leaves=max_leaves)
+
+
+#: the binary operators of the parser's trees, as the parse tests draw them
+SYNTAX_BINARY = ("add", "sub", "mul", "floordiv", "mod", "max", "min")
+
+
+def syntax_trees(names: st.SearchStrategy[str], max_int: int, unary: tuple[str, ...],
+                 max_leaves: int) -> st.SearchStrategy[Any]:
+    """Random trees of the surface syntax (for texts to parse): names drawn from
+    ``names``, ints in ``[0, max_int]``, the binary operators, the prefix
+    operators ``unary`` (``"neg"``, ``"pos"``) and ``("pow", x, n)`` with
+    ``0 <= n <= 12``."""
+    leaves = st.one_of(names.map(lambda n: ("var", n)),
+                       st.integers(0, max_int).map(lambda n: ("int", n)))
+
+    def extend(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+        return st.one_of(
+            st.tuples(st.sampled_from(list(SYNTAX_BINARY)), children, children),
+            st.tuples(st.sampled_from(list(unary)) if len(unary) > 1 else st.just(unary[0]),
+                      children),
+            st.tuples(st.just("pow"), children, st.integers(0, 12)),
         )
 
     return st.recursive(leaves, extend, max_leaves=max_leaves)

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from symshape import SymbolicScope
-from symshape.expr import DimExpr
+from symshape.algebra.dimexpr import DimExpr
 from symshape.shapes import parse_comparison_in_scope
 
 

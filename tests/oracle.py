@@ -27,7 +27,8 @@ from exprgen import _OPS, Tree, evaluate, render
 from exprgen import build_with as build
 
 import symshape
-from symshape.expr import DimExpr, FloorDiv, Max0, Var
+from symshape.algebra.atoms import FloorDiv, Max0, Var
+from symshape.algebra.dimexpr import DimExpr
 
 # A claim link: (op, d) meaning ``d op 0`` with op in ">=", "==", "!=".
 Link = tuple[str, Any]

@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from exprgen import REVERSING_RENAME, Tree, renamed_tree, render
+from exprgen import REVERSING_RENAME, Tree, polynomial_trees, renamed_tree, render
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from symshape import SymbolicScope
 from symshape.decision import canon
@@ -20,11 +19,7 @@ RENAME = REVERSING_RENAME
 # Polynomials only: canonical forms of floordiv, mod, max and min pick roles
 # by the order of the variables (max(x, y) is y + max(x - y, 0)), so a renamed
 # claim with them may be another polynomial, and nothing is to compare.
-polynomials = st.recursive(
-    st.one_of(st.sampled_from(NAMES).map(lambda v: ("var", v)),
-              st.integers(-6, 6).map(lambda n: ("int", n))),
-    lambda children: st.tuples(st.sampled_from(("add", "sub", "mul")), children, children),
-    max_leaves=6)
+polynomials = polynomial_trees(NAMES)
 
 
 def _polys(claim: str) -> list:

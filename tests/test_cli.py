@@ -8,20 +8,18 @@ import os
 import subprocess
 import sys
 import tomllib
-from pathlib import Path
 
 import _venv
 import exprgen
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.paths import ROOT
 
 import symshape
 from symshape import cli
 from symshape.decision import prove
 from symshape.shapecheck import ShapeCheck
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def run(*argv: str) -> tuple[int, str, str]:

@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import Span, WorkMeter
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oracle import (
@@ -26,13 +25,16 @@ from oracle import (
     render,
     symshape_ops,
 )
+from support.work import Span, WorkMeter
 
 import symshape
 from symshape import InconclusiveDimensionOperation, SymbolicScope, UnsatisfiableConstraintsError
+from symshape.algebra.atoms import ONE
+from symshape.algebra.floordiv import floordiv, mod
+from symshape.algebra.maxmin import max_expr, min_expr
 from symshape.decision import Certificate, CertificateError, Status, Verdict, prove
 from symshape.decision.certificate import Fact, Leaf, MaxSplit, Split, iter_leaves, make_product
 from symshape.decision.engine import BOUNDS_BUDGET, DECIDE_BUDGET, PROVE_BUDGET, Decider
-from symshape.expr import _ONE, floordiv, max_expr, min_expr, mod
 from symshape.shapes import parse_expr_in_scope
 
 SETTINGS = settings(deadline=None, derandomize=True,
@@ -359,7 +361,7 @@ def test_forged_product_and_split_fail() -> None:
         if f.kind == "product":
             g = make_product(*f.premises)
             g.poly = dict(g.poly)
-            g.poly[_ONE] = g.poly.get(_ONE, 0) + 5  # a stronger, underived fact
+            g.poly[ONE] = g.poly.get(ONE, 0) + 5  # a stronger, underived fact
             f = g
         items.append((k, f))
     leaf.items = tuple(items)
@@ -381,7 +383,7 @@ def test_certificate_for_another_claim_fails() -> None:
     cert = _cert("a*b >= a")
     other = prove("a*b >= a + 1")
     assert other.status is Status.INCONCLUSIVE
-    forged = Certificate("a*b >= a + 1", [(">=", {**cert.links[0][1], _ONE: -1}, "")],
+    forged = Certificate("a*b >= a + 1", [(">=", {**cert.links[0][1], ONE: -1}, "")],
                          "proved", cert.refutations, cert.scope)
     assert not forged.check()
 

@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 
 import symshape
 from symshape import InconclusiveDimensionOperation, ShapeCheck, SymbolicScope
+from symshape.algebra.floordiv import floordiv, mod
 from symshape.errors import SymshapeError
-from symshape.expr import floordiv, mod
 
 NAMES = ("a", "b", "c", "d")
 CONSTRAINT_SETS: tuple[tuple[str, ...], ...] = (

@@ -22,11 +22,11 @@ from contextlib import redirect_stdout
 from pathlib import Path
 
 import pytest
+from support.paths import ROOT
 
 from symshape import parsing
 from symshape.repl import PROMPT, run
 
-ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 PAGES = sorted(DOCS.glob("*.md"))
 # The pages of mkdocs.yml's nav, in order (read from the file: a page added there is
@@ -116,7 +116,7 @@ def test_api_reference_uses_the_names_users_import(site: Path) -> None:
     missing = [n for n in symshape.__all__ if f"symshape.{n}" not in sections]
     assert not missing, missing
     internal = [h for h in sections if h.startswith(("symshape.decision", "symshape.errors",
-                                                     "symshape.shapecheck", "symshape.expr"))]
+                                                     "symshape.shapecheck", "symshape.algebra"))]
     assert not internal, internal
     prove = sections["symshape.prove"]
     assert "prove ( claim : str" in prove, prove[:300]
@@ -125,6 +125,53 @@ def test_api_reference_uses_the_names_users_import(site: Path) -> None:
     links = set(re.findall(r'href="#(symshape[^"]*)"', raw))
     assert "symshape.Verdict" in links and "symshape.SymbolicScope" in links
     assert not [h for h in links if h.startswith("symshape.decision")], links
+
+
+def _source_docstrings(cls: type) -> tuple[str, dict[str, str]]:
+    """The first line of the docstring of ``cls`` and of each of its public
+    properties, read from its module's source (where the core is compiled, the
+    runtime ``__doc__`` of a compiled class is mypyc's filler)."""
+    path = ROOT / (cls.__module__.replace(".", "/") + ".py")  # (not __file__: a .so)
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    (node,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls.__name__]
+
+    def first(doc: str | None) -> str:
+        assert doc, f"{cls.__name__}: missing docstring"
+        return " ".join(doc.strip().split("\n\n")[0].split()).replace("``", "")
+
+    props = {f.name: first(ast.get_docstring(f)) for f in node.body
+             if isinstance(f, ast.FunctionDef) and not f.name.startswith("_")
+             and any(isinstance(d, ast.Name) and d.id == "property" for d in f.decorator_list)}
+    return first(ast.get_docstring(node)), props
+
+
+def _rendered(text: str) -> str:
+    """``text`` as the page shows it, for comparison: inline markup and Sphinx
+    roles dropped, and no blanks (the page's markup splits words differently)."""
+    text = re.sub(r":\w+:`~?([^`]+)`", lambda m: m.group(1).rpartition(".")[2], text)
+    return re.sub(r"\s+", "", text.replace("`", ""))
+
+
+def test_api_reference_shows_class_and_property_docstrings(site: Path) -> None:
+    """Every public class of ``import symshape`` is documented with its own
+    docstring and those of its public properties, read from the source (not
+    the compiled module's filler)."""
+    import symshape
+    raw = (site / "api" / "index.html").read_text(encoding="utf-8")
+    assert "mypyc filler" not in raw
+    sections = _api_sections(site)
+    classes = [getattr(symshape, n) for n in symshape.__all__
+               if isinstance(getattr(symshape, n), type)]
+    assert len(classes) >= 8
+    checked_props = 0
+    for cls in classes:
+        shown = re.sub(r"\s+", "", sections[f"symshape.{cls.__name__}"])
+        doc, props = _source_docstrings(cls)
+        assert _rendered(doc) in shown, (cls.__name__, doc)
+        for name, pdoc in props.items():
+            assert name in shown and _rendered(pdoc) in shown, (cls.__name__, name, pdoc)
+            checked_props += 1
+    assert checked_props >= 10, checked_props
 
 
 def test_grammar_page_states_the_real_limits() -> None:

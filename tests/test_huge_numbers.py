@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import math
 import random
-import time
 from collections import Counter
 from typing import Any
 
@@ -21,16 +20,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oracle import Claim, random_claim
-from test_decision_soundness import check_claim, new_stats
+from support.soundness import check_claim, new_stats
 
 import symshape
 from symshape import ExpressionTooLargeError, SymbolicScope, bounds, prove
-from symshape._fastparse import digits_to_int, int_to_digits
+from symshape.algebra.dimexpr import MAX_DEGREE
 from symshape.cli import main as cli_main
 from symshape.decision import Status
-from symshape.expr import MAX_DEGREE
 from symshape.parsing import MAX_INT_DIGITS
 from symshape.present import format_bounds
+from symshape.util import digits_to_int, int_to_digits
 
 BIG = 2 ** 1100  # beyond float range (about 1.8e308)
 HUGE = 10 ** 5000 - 1  # beyond Python's default int/str limit (4300 digits)
@@ -149,10 +148,11 @@ def test_cli_json_with_huge_values(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def _refused(text: str) -> ExpressionTooLargeError:
-    t0 = time.perf_counter()
     with pytest.raises(ExpressionTooLargeError) as info:
         symshape.symbolic_shape(text)
-    assert time.perf_counter() - t0 < 1.0  # refused before doing the work
+    # Refused before doing the work: by the checks of the size a result would
+    # have (a hang here would never reach them), not by running out of room.
+    assert "above the limit" in str(info.value) or "more than" in str(info.value), info.value
     assert isinstance(info.value, ValueError)
     return info.value
 

@@ -126,11 +126,11 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_the_walk_sees_in_function_imports() -> None:
     inner, _ = _graph()
-    assert "symshape.expr" in inner["symshape.scope"]
+    assert "symshape.algebra.dimexpr" in inner["symshape.scope"]
     assert len(inner) >= 30
     # A planted cycle is found.
     planted = {k: set(v) for k, v in inner.items()}
-    planted["symshape.expr"].add("symshape.decision.engine")
+    planted["symshape.algebra.dimexpr"].add("symshape.decision.engine")
     assert _cycles(planted)
 
 
@@ -201,7 +201,7 @@ def test_the_private_reach_check_can_fail() -> None:
 
 
 def test_no_module_reaches_into_another_modules_private_names() -> None:
-    """The algebra asks the scope through ``symshape.expr.AlgebraScope``; the
+    """The algebra asks the scope through ``symshape.algebra.protocol.AlgebraScope``; the
     decision layer and the adapters use public names only."""
     root = Path(__file__).resolve().parent.parent / "symshape"
     found = {}
@@ -212,4 +212,120 @@ def test_no_module_reaches_into_another_modules_private_names() -> None:
         reaches = _private_reaches(path.read_text(encoding="utf-8"))
         if reaches:
             found[rel] = reaches
+    assert found == {}
+
+
+# Private modules of the package itself (``symshape._x``): the modules that may
+# import each.  A private module of a subpackage (``symshape.jax._internals``)
+# may be imported only from within that subpackage.
+SYNTAX = {"symshape.parsing", "symshape._larkparse", "symshape._fastparse"}
+ROOT_PRIVATE_USERS: dict[str, set[str]] = {
+    "symshape._accel": {"symshape"},  # the package picks the build first
+    "symshape._fastparse": SYNTAX,
+    "symshape._larkparse": SYNTAX,
+    "symshape._resources": SYNTAX,
+}
+
+
+def _compiled_core() -> set[str]:
+    """The modules ``hatch_build.COMPILED`` lists (read from its syntax tree:
+    the build hook imports hatchling)."""
+    tree = ast.parse((PACKAGE.parent / "hatch_build.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "COMPILED" for t in node.targets):
+            paths = ast.literal_eval(node.value)
+            return {p[:-3].replace("/", ".").removesuffix(".__init__") for p in paths}
+    raise AssertionError("hatch_build.py defines no COMPILED")
+
+
+def _is_private(part: str) -> bool:
+    return part.startswith("_") and not part.startswith("__")
+
+
+def _may_import_private_module(importer: str, module: str) -> bool:
+    package = module.rpartition(".")[0]
+    if package == "symshape":
+        if module == "symshape._mypyc":  # mypyc's class decorator, for the compiled core
+            return importer in _compiled_core()
+        return importer in ROOT_PRIVATE_USERS.get(module, set())
+    return importer == package or importer.startswith(package + ".")
+
+
+def _forbidden_private_module(importer: str, module: str) -> str | None:
+    """The first private module on the path of ``module`` that ``importer``
+    may not import, if any."""
+    parts = module.split(".")
+    for i, part in enumerate(parts):
+        prefix = ".".join(parts[: i + 1])
+        if _is_private(part) and not _may_import_private_module(importer, prefix):
+            return prefix
+    return None
+
+
+def _private_imports(source: str, name: str, is_package: bool,
+                     modules: set[str]) -> list[tuple[int, str]]:
+    """Imports by module ``name`` of another module's private name (``from m
+    import _x``), and of a private module it may not use (see
+    ``_may_import_private_module``)."""
+    tree = ast.parse(source)
+    package = name if is_package else name.rpartition(".")[0]
+    out = []
+    for node in ast.walk(tree):
+        targets: list[tuple[str, str | None]] = []  # (module, name imported from it)
+        if isinstance(node, ast.Import):
+            targets = [(a.name, None) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            targets = [(mod, a.name) for a in node.names]
+        for mod, imported in targets:
+            if mod.split(".")[0] != "symshape":
+                continue
+            sub = f"{mod}.{imported}"
+            module = sub if imported is not None and sub in modules else mod
+            forbidden = _forbidden_private_module(name, module)
+            if forbidden:
+                out.append((node.lineno, f"module {forbidden}"))
+            elif module == mod and imported is not None and _is_private(imported):
+                out.append((node.lineno, sub))
+    return out
+
+
+def test_the_private_import_check_can_fail() -> None:
+    modules = {"symshape.expr", "symshape._fastparse", "symshape.jax._internals",
+               "symshape.jax.ir", "symshape.torch.explain", "symshape.printing"}
+    assert _private_imports("from symshape.expr import _ONE, DimExpr\n", "symshape.rules",
+                            False, modules) == [(1, "symshape.expr._ONE")]
+    assert _private_imports("from symshape._fastparse import int_to_digits\n",
+                            "symshape.printing", False, modules) == [
+        (1, "module symshape._fastparse")]
+    assert _private_imports("from symshape.jax import _internals as jx\n",
+                            "symshape.torch.explain", False, modules) == [
+        (1, "module symshape.jax._internals")]
+    assert _private_imports("import symshape.jax._internals\n", "symshape.torch.explain",
+                            False, modules) == [(1, "module symshape.jax._internals")]
+    # Allowed: a subpackage's private module from within it, the syntax layer's
+    # own modules, a private alias of a public name.
+    assert _private_imports("from symshape.jax import _internals as jx\n"
+                            "from symshape.expr import floordiv as _fd\n",
+                            "symshape.jax.ir", False, modules) == []
+    assert _private_imports("from symshape._fastparse import fast_parser\n",
+                            "symshape.parsing", False, modules) == []
+
+
+def test_no_module_imports_another_modules_private_names_or_modules() -> None:
+    """Private names stay in their module; a private module stays in its
+    package (the root package's: with the modules ``ROOT_PRIVATE_USERS``
+    lists, and mypyc's decorator with the compiled core)."""
+    modules = _modules()
+    found = {}
+    for name, path in sorted(modules.items()):
+        bad = _private_imports(path.read_text(encoding="utf-8"), name,
+                               path.name == "__init__.py", set(modules))
+        if bad:
+            found[name] = bad
     assert found == {}

@@ -30,7 +30,7 @@ import pytest
 
 import symshape
 from symshape import InconclusiveDimensionOperation, SymbolicScope
-from symshape.expr import make_var
+from symshape.algebra.atoms import make_var
 
 SYMSHAPE_DIR = os.path.dirname(os.path.abspath(symshape.__file__))
 
@@ -91,7 +91,7 @@ def test_fresh_names_are_not_kept() -> None:
     # A tracer may name its symbols anew for every export: variables are
     # interned only while something holds them, so a long session of new
     # names keeps neither the variables nor their monomials and sort keys.
-    from symshape import expr
+    from symshape.algebra import atoms
 
     def session(start: int, n: int) -> None:
         for i in range(start, start + n):
@@ -103,14 +103,14 @@ def test_fresh_names_are_not_kept() -> None:
     session(0, 50)
     _collect()
     objects_before = len(gc.get_objects())
-    interned_before = expr.live_variable_count()
+    interned_before = atoms.live_variable_count()
     held = make_var("v0_0_kept")
     session(50, 1000)
     _collect()
     # 4,000 new names left nothing behind (one kept variable, a few cache entries)
-    assert expr.live_variable_count() <= interned_before + 1
+    assert atoms.live_variable_count() <= interned_before + 1
     # the entries of the variables that died went with them
-    assert len(expr._VARS) == expr.live_variable_count()
+    assert len(atoms._VARS) == atoms.live_variable_count()
     assert len(gc.get_objects()) - objects_before < 500
     # a variable that is held keeps its identity
     assert make_var("v0_0_kept") is held

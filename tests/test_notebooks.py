@@ -14,13 +14,13 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from support.paths import ROOT
 
 nbformat = pytest.importorskip("nbformat")
 pytest.importorskip("nbclient")
 pytest.importorskip("ipykernel")
 pytest.importorskip("jax")
 
-ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
 

@@ -9,8 +9,7 @@ import zipfile
 from pathlib import Path
 
 import _venv
-
-ROOT = Path(__file__).resolve().parent.parent
+from support.paths import ROOT
 
 
 def _run(cmd: list[str | Path], cwd: Path, **kw: object) -> subprocess.CompletedProcess[str]:

@@ -16,12 +16,13 @@ from typing import Any
 
 import lark
 import pytest
+from exprgen import syntax_trees
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from symshape import _fastparse, _larkparse, parsing
-from symshape._echo import ECHO_WIDTH, echo
 from symshape._resources import grammar_text
+from symshape.echo import ECHO_WIDTH, echo
 from symshape.errors import ParseError
 
 STARTS = list(_fastparse.START_WHAT)
@@ -141,20 +142,7 @@ def test_tokens_agree_with_the_lark_lexer(tokens: list[str]) -> None:
 
 NAMES = st.sampled_from(["a", "b", "c1", "B2", "x_y", "maxi", "mod_", "α", "_b", "x₁", "日本",
                          "max_1", "ｍａｘ"])
-LEAVES = st.one_of(NAMES.map(lambda n: ("var", n)),
-                   st.integers(0, 10 ** 25).map(lambda n: ("int", n)))
-BINARY = ["add", "sub", "mul", "floordiv", "mod", "max", "min"]
-
-
-def _extend(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
-    return st.one_of(
-        st.tuples(st.sampled_from(BINARY), children, children),
-        st.tuples(st.sampled_from(["neg", "pos"]), children),
-        st.tuples(st.just("pow"), children, st.integers(0, 12)),
-    )
-
-
-TREES = st.recursive(LEAVES, _extend, max_leaves=20)
+TREES = syntax_trees(NAMES, 10 ** 25, ("neg", "pos"), max_leaves=20)
 BLANK = st.sampled_from(["", "", "", " ", "  ", "\t", "\n"])
 
 

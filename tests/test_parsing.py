@@ -609,26 +609,14 @@ def test_fuzz_token_soup(tokens: list[str]) -> None:
 # --------------------------------------------------------------------------- round trips
 
 NAMES = st.sampled_from(["a", "b", "c1", "B2", "x_y", "maxi", "mod_"])
-LEAVES = st.one_of(NAMES.map(lambda n: ("var", n)),
-                   st.integers(0, 10 ** 30).map(lambda n: ("int", n)))
-BINARY = ["add", "sub", "mul", "floordiv", "mod", "max", "min"]
-
-
-def _extend(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
-    return st.one_of(
-        st.tuples(st.sampled_from(BINARY), children, children),
-        st.tuples(st.just("neg"), children),
-        st.tuples(st.just("pow"), children, st.integers(0, 12)),
-    )
-
-
 def depth(tree: Any) -> int:
     if tree[0] in ("var", "int"):
         return 1
     return 1 + max(depth(child) for child in tree[1:] if isinstance(child, tuple))
 
 
-TREES = st.recursive(LEAVES, _extend, max_leaves=25).filter(lambda t: depth(t) <= 40)
+TREES = exprgen.syntax_trees(NAMES, 10 ** 30, ("neg",), max_leaves=25).filter(
+    lambda t: depth(t) <= 40)
 
 
 def render_full(tree: Any, data: st.DataObject) -> str:

@@ -17,7 +17,7 @@ from symshape import (
     UnsatisfiableConstraintsError,
     symbolic_shape,
 )
-from symshape.expr import floordiv, mod
+from symshape.algebra.floordiv import floordiv, mod
 from symshape.repair import repaired_facts
 
 

@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 
 import symshape
 from symshape import InconclusiveDimensionOperation, SymbolicScope, UnsatisfiableConstraintsError
-from symshape.expr import DimExpr
+from symshape.algebra.dimexpr import DimExpr
 
 CONSTRAINTS = [
     "a >= b + 2", "a <= 12", "b >= 3", "mod(a, 4) == 0", "mod(c, 3) == 1", "c == 2*d",

@@ -11,16 +11,15 @@ import itertools
 import os
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from support.paths import ROOT
 
 from symshape import ShapeMismatchError, SymshapeError
 from symshape.shapecheck import ShapeCheck
 
-ROOT = Path(__file__).resolve().parent.parent
 ENV = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
 
 

@@ -16,7 +16,7 @@ pytest.importorskip("jax")
 
 from jax._src.interpreters import mlir  # noqa: E402
 from jax._src.lib.mlir import ir  # noqa: E402
-from test_shapecheck import random_case, shapes_for  # noqa: E402
+from support.shapecheck_cases import random_case, shapes_for  # noqa: E402
 
 from symshape import ShapeMismatchError, UnsatisfiableConstraintsError  # noqa: E402
 from symshape.errors import SymshapeError  # noqa: E402

@@ -29,11 +29,9 @@ from __future__ import annotations
 from collections.abc import Callable, Container, Iterable, MutableMapping, Sequence
 from typing import Any, cast
 
-from symshape.decision import poly as P
-from symshape.expr import (
+from symshape.algebra.atoms import (
     Atom,
     AttrMemo,
-    DimExpr,
     FloorDiv,
     Max0,
     Mono,
@@ -41,6 +39,8 @@ from symshape.expr import (
     atom_children,
     fold_atoms,
 )
+from symshape.algebra.dimexpr import DimExpr
+from symshape.decision import poly as P
 
 #: rounds of refinement at most (each round splits colours or ends it)
 MAX_ROUNDS = 4

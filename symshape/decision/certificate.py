@@ -32,10 +32,11 @@ import collections
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from symshape.algebra.atoms import FloorDiv, Max0, Var
+from symshape.algebra.dimexpr import DimExpr
 from symshape.decision import poly as P
 from symshape.decision.poly import Poly
 from symshape.errors import LazyText, SymshapeError
-from symshape.expr import DimExpr, FloorDiv, Max0, Var
 
 # Fact kinds.
 AXIOM_KINDS = ("var", "fd_lo", "fd_hi", "fd_den", "max_ge0", "max_ge_arg")

@@ -22,10 +22,12 @@ from __future__ import annotations
 
 import math
 import threading
-import zlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from symshape.algebra.atoms import Atom, FloorDiv, Max0, Var
+from symshape.algebra.bounds import Bound
+from symshape.algebra.dimexpr import DimExpr, comparison_difference
 from symshape.decision import canon, minimize, probe
 from symshape.decision import poly as P
 from symshape.decision.certificate import (
@@ -42,19 +44,9 @@ from symshape.decision.linearize import Linearizer
 from symshape.decision.poly import Poly
 from symshape.decision.search import Model, Refuted, Result, Search, Unknown
 from symshape.decision.simplex import DEFAULT_LIMITS, Budget, Limits
+from symshape.decision.valuations import FREE_POINTS, POOL_FREE_SEEDS, Point, Pool
 from symshape.decision.verdict import Lease, Status, Verdict, format_valuation
 from symshape.errors import UnsatisfiableConstraintsError
-from symshape.expr import (
-    Atom,
-    Bound,
-    DimExpr,
-    FloorDiv,
-    Max0,
-    Var,
-    atom_children,
-    comparison_difference,
-    fold_atoms,
-)
 from symshape.scope import register_decider
 
 # Work budgets (work units ~ row updates, search nodes) per search.
@@ -67,209 +59,8 @@ CACHE_MAX = 200_000
 # Valuations tried when the searches run out of budget (see _small_points).
 SMALL_POINTS = 400
 SMALL_POINTS_WORK = 40_000  # terms evaluated in all
-POOL_FREE_SEEDS = 10
 
 _MISSING: Any = object()
-
-
-def free_value(seed: int, color: int) -> int:
-    """Deterministic value of an unconstrained variable in pool point ``seed``.
-
-    ``color`` describes the variable's place in the question asked (see
-    :func:`symshape.decision.canon.variable_colors`), never its name: a
-    renaming of the variables gives them the same values, and variables in
-    symmetric places get equal values.  (Not cached: colours are new with
-    every question, and the value is a few integer operations.)"""
-    if seed == 0:
-        return 1
-    h = zlib.crc32((color & 0xFFFFFFFFFFFFFFFF).to_bytes(8, "little")) ^ \
-        (seed * 0x9E3779B1 & 0xFFFFFFFF)
-    h = (h * 2654435761) & 0xFFFFFFFF
-    h ^= h >> 15
-    if seed % 5 == 4:
-        return 50 + h % 1000
-    return 1 + h % (2 + 3 * seed)
-
-
-class Point:
-    """A valuation: explicit values, and :func:`free_value` for other variables
-    (a points of a pool gets the values of the question's free variables when
-    it is taken as evidence, see :meth:`Pool.point`; elsewhere every variable
-    outside ``env`` gets the same value).
-
-    Atom values are memoized for the life of the point (shared points, made
-    with ``sub=None``, keep no memo); evaluation is iterative, so deep nests of
-    ``max``/``floordiv`` cannot hit the recursion limit.
-    """
-
-    __slots__ = ("env", "seed", "memo", "_sub")
-
-    def __init__(self, env: dict[str, int], seed: int, sub: Any) -> None:
-        self.env = env
-        self.seed = seed
-        self.memo: dict[Atom, int] | None = {} if sub is not None else None
-        self._sub = sub if sub is not None else atom_children  # atom -> direct sub-atoms
-
-    def var(self, name: str) -> int:
-        """Value of a variable."""
-        v = self.env.get(name)
-        if v is None:
-            v = free_value(self.seed, 0)
-        return v
-
-    def atom(self, a: Atom, memo: dict[Atom, int] | None = None) -> int:
-        """Value of an atom."""
-        if memo is None:
-            memo = self.memo if self.memo is not None else {}
-        v = memo.get(a)
-        if v is not None:
-            return v
-        m = memo
-
-        def compute(x: Atom) -> int:
-            if type(x) is Var:
-                return self.var(x.name)
-            if type(x) is FloorDiv:
-                return _floordiv_or_0(self._val(x.num, m), self._val(x.den, m))
-            assert type(x) is Max0
-            return max(self._val(x.arg, m), 0)
-        return fold_atoms(a, memo, compute, self._sub)
-
-    def _val(self, e: DimExpr | int, memo: dict[Atom, int]) -> int:
-        if isinstance(e, int):
-            return e
-        return self.poly(e.terms, memo)
-
-    def poly(self, p: Poly, memo: dict[Atom, int] | None = None) -> int:
-        """Value of a polynomial."""
-        if memo is None:
-            memo = self.memo if self.memo is not None else {}
-        total = 0
-        for m, c in p.items():
-            v = c
-            for a, k in m:
-                x = memo.get(a)
-                if x is None:
-                    if type(a) is Var:  # (what atom() computes, without its walk)
-                        x = memo[a] = self.var(a.name)
-                    else:
-                        x = self.atom(a, memo)
-                v *= x if k == 1 else x ** k
-            total += v
-        return total
-
-    def report(self, names: Sequence[str]) -> dict[str, int]:
-        """The valuation of ``names``."""
-        return {n: self.var(n) for n in names}
-
-
-def _floordiv_or_0(n: int, d: int) -> int:
-    # A zero divisor only occurs at points that violate the divisor's domain
-    # condition (sample points, or points about to be rejected as invalid):
-    # any value will do there.
-    return n // d if d else 0
-
-
-# The pool of a scope without constraints: shared, immutable points.
-_FREE_POINTS = tuple(Point({}, s, None) for s in range(POOL_FREE_SEEDS))
-
-
-class Pool:
-    """Valid valuations, evaluated all at once: the value lists of atoms over
-    every point are memoized, so a claim costs a few list operations.
-
-    The points give values to the constraints' variables; the other
-    variables of a question get :func:`free_value` by their colours in that
-    question (:meth:`for_question`), so that what the pool shows does not
-    depend on the variables' names.
-    """
-
-    __slots__ = ("points", "memo", "_sub", "colors")
-
-    def __init__(self, points: Sequence[Point], sub: Any,
-                 colors: dict[str, int] | None = None) -> None:
-        self.points = points if isinstance(points, tuple) else tuple(points)
-        self.memo: dict[Atom, list[int]] = {}
-        self._sub = sub
-        self.colors = colors if colors is not None else {}
-
-    def for_question(self, polys: Sequence[Poly], constraint_atoms: bool = False) -> Pool:
-        """The same points, for a question about ``polys`` under the scope's
-        constraints (``constraint_atoms``: do they have floordiv or max
-        atoms?): the free variables valued by their colours in that
-        question.  A question with at most one free variable needs no
-        colours (any value is the same value), and keeps this pool's memo."""
-        bound = self.points[0].env if self.points else {}
-        free = {a.name for p in polys for m in p for a, _ in m
-                if type(a) is Var and a.name not in bound}
-        if len(free) <= 1 and not constraint_atoms and \
-                not any(type(a) is not Var for p in polys for m in p for a, _ in m):
-            return self
-        # Only the free variables get colours, and they occur in the question
-        # alone: every variable of the constraints has a value at every point.
-        return Pool(self.points, self._sub, canon.place_colors(polys, bound))
-
-    def point(self, i: int) -> Point:
-        """Point ``i`` with the values of the question's free variables
-        written out (what evidence shows)."""
-        pt = self.points[i]
-        env = dict(pt.env)
-        for name, color in self.colors.items():
-            if name not in env:
-                env[name] = free_value(pt.seed, color)
-        return Point(env, pt.seed, pt._sub if pt.memo is not None else None)
-
-    def __len__(self) -> int:
-        return len(self.points)
-
-    def atom(self, a: Atom) -> list[int]:
-        """Values of an atom at every point."""
-        v = self.memo.get(a)
-        if v is not None:
-            return v
-        if type(a) is Var:  # (what fold_atoms computes, without its walk)
-            v = self.memo[a] = self._compute(a)
-            return v
-        return fold_atoms(a, self.memo, self._compute, self._sub)
-
-    def _compute(self, x: Atom) -> list[int]:
-        if type(x) is Var:
-            name = x.name
-            color = self.colors.get(name, 0)
-            return [pt.env[name] if name in pt.env else free_value(pt.seed, color)
-                    for pt in self.points]
-        if type(x) is FloorDiv:
-            return [_floordiv_or_0(n, d)
-                    for n, d in zip(self._val(x.num), self._val(x.den), strict=True)]
-        assert type(x) is Max0
-        return [v if v > 0 else 0 for v in self._val(x.arg)]
-
-    def _val(self, e: DimExpr | int) -> list[int]:
-        if isinstance(e, int):
-            return [e] * len(self.points)
-        return self.values(e.terms)
-
-    def values(self, p: Poly) -> list[int]:
-        """Values of a polynomial at every point."""
-        acc = [p.get(P.ONE, 0)] * len(self.points)
-        for m, c in p.items():
-            if not m:
-                continue
-            vals: list[int] | None = None
-            for a, k in m:
-                av = self.memo.get(a)
-                if av is None:
-                    av = self.atom(a)
-                if k != 1:
-                    av = [x ** k for x in av]
-                vals = av if vals is None else [x * y for x, y in zip(vals, av, strict=True)]
-            assert vals is not None
-            if c == 1:
-                acc = [s + v for s, v in zip(acc, vals, strict=True)]
-            else:
-                acc = [s + c * v for s, v in zip(acc, vals, strict=True)]
-        return acc
-
 
 
 class _Outcome:
@@ -317,7 +108,7 @@ class Decider:
             lin: Linearizer = self.lin
             self._reset()
             self.lin = lin.structural_copy(self._lemma, self._probe)
-            self._samples = Pool(_FREE_POINTS, self.lin.sub_atoms)
+            self._samples = Pool(FREE_POINTS, self.lin.sub_atoms)
 
     def release(self) -> None:
         """Drop every reference this decider and its linearizer hold (they
@@ -339,7 +130,7 @@ class Decider:
         self._pcache: dict[Any, _Outcome] = {}
         self._lemmas: dict[Any, Fact | None] = {}
         self.lin = Linearizer(self.scope, self._lemma, self._probe)
-        self._samples = Pool(_FREE_POINTS, self.lin.sub_atoms)
+        self._samples = Pool(FREE_POINTS, self.lin.sub_atoms)
         self._checks: list[Poly] | None = None
         self._cvars: tuple[str, ...] | None = None
         self._constraint_atoms: bool | None = None  # see _question_pool
@@ -410,7 +201,7 @@ class Decider:
     def _initial_pool(self) -> tuple[Point, ...]:
         cvars = self.constraint_vars()
         if not self._constraint_polys():
-            return _FREE_POINTS
+            return FREE_POINTS
         models: list[dict[str, int]] = []
         keys: set[tuple[tuple[str, int], ...]] = set()
         polys = self._constraint_polys()
@@ -1271,4 +1062,4 @@ def _unknown_reason(r: Result) -> str:
 
 register_decider(Decider)
 
-__all__ = ["Decider", "Point", "free_value"]
+__all__ = ["Decider"]

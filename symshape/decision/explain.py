@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from symshape.algebra.atoms import FloorDiv, Max0
+from symshape.algebra.dimexpr import DimExpr
 from symshape.decision import poly as P
 from symshape.decision.certificate import (
     RENDERERS,
@@ -16,7 +18,6 @@ from symshape.decision.certificate import (
     Split,
     required_hypotheses,
 )
-from symshape.expr import DimExpr, FloorDiv, Max0
 from symshape.printing import dim_text as _num
 
 _DERIVED = ("product", "combo", "fd_lb", "fd_ub", "lemma")

@@ -27,6 +27,8 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from symshape.algebra.atoms import Atom, FloorDiv, Max0, Mono, Var, atom_mono, mono_div, mono_mul
+from symshape.algebra.dimexpr import DimExpr
 from symshape.decision import canon
 from symshape.decision import poly as P
 from symshape.decision.certificate import (
@@ -39,7 +41,6 @@ from symshape.decision.certificate import (
     make_square,
 )
 from symshape.decision.poly import Poly
-from symshape.expr import Atom, DimExpr, FloorDiv, Max0, Mono, Var, atom_mono, mono_div, mono_mul
 
 # (target polynomial, level) -> a lemma fact ``target >= 0`` or None
 LemmaProver = Callable[[Poly, int], "Fact | None"]

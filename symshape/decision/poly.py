@@ -3,11 +3,14 @@
 The decision procedure works on its own representation instead of building
 ``DimExpr`` objects: building a ``max`` or a symbolic ``floordiv`` calls back
 into the scope's decision procedure, which would recurse.  A :data:`Poly` maps
-an interned monomial (:class:`symshape.expr.Mono`) to a non-zero ``int``
+an interned monomial (:class:`symshape.algebra.atoms.Mono`) to a non-zero ``int``
 coefficient; the constant monomial is :data:`ONE`, the empty one.  Read
 linearly, every non-constant monomial is a "column" of a linear program; read
 as polynomials, products of facts stay exact, which keeps certificates
-checkable.
+checkable.  The ring itself (``add``, ``add_into``, ``scale``, ``mul``) is
+the algebra's (:mod:`symshape.algebra.poly`), the one copy shared with the
+expressions; this module adds what the decision procedure needs on top:
+stable digests, canonical keys, sizes and text.
 """
 
 from __future__ import annotations
@@ -15,23 +18,21 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from symshape._fastparse import int_to_digits
-from symshape.expr import (
-    _ONE,
+from symshape.algebra.atoms import (
+    ONE,
     Atom,
     AttrMemo,
-    DimExpr,
     Mono,
     Var,
     atom_mono,
     fold_atoms,
     make_var,
-    mono_mul,
 )
+from symshape.algebra.dimexpr import DimExpr
+from symshape.algebra.poly import Terms, add, add_into, mul, scale
+from symshape.util import int_to_digits
 
-Poly = dict[Mono, int]
-
-ONE: Mono = _ONE
+Poly = Terms
 
 
 def from_expr(e: DimExpr | int) -> Poly:
@@ -54,45 +55,6 @@ def var_mono(name: str) -> Mono:
 def mono(m: Mono, c: int = 1) -> Poly:
     """``c * m``."""
     return {m: c} if c else {}
-
-
-def add(p: Poly, q: Poly, k: int = 1) -> Poly:
-    """``p + k*q`` (a fresh dict)."""
-    out = dict(p)
-    if k:
-        add_into(out, q, k)
-    return out
-
-
-def add_into(acc: Poly, q: Poly, k: int) -> None:
-    """``acc += k*q`` in place."""
-    for m, c in q.items():
-        v = acc.get(m, 0) + k * c
-        if v:
-            acc[m] = v
-        else:
-            acc.pop(m, None)
-
-
-def scale(p: Poly, k: int) -> Poly:
-    """``k*p``."""
-    if k == 0:
-        return {}
-    return {m: c * k for m, c in p.items()}
-
-
-def mul(p: Poly, q: Poly) -> Poly:
-    """The polynomial product ``p*q``."""
-    out: Poly = {}
-    for m1, c1 in p.items():
-        for m2, c2 in q.items():
-            m = mono_mul(m1, m2)
-            v = out.get(m, 0) + c1 * c2
-            if v:
-                out[m] = v
-            else:
-                out.pop(m, None)
-    return out
 
 
 def constant(p: Poly) -> int:

@@ -21,8 +21,9 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from symshape.algebra.atoms import FloorDiv, Max0, Var
+from symshape.algebra.dimexpr import DimExpr
 from symshape.decision.poly import Poly
-from symshape.expr import DimExpr, FloorDiv, Max0, Var
 from symshape.repair import by_order, linear_vars, repaired
 
 #: variables pushed per question at most

@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable
 from functools import partial
 
 from symshape import arguments
+from symshape.algebra.dimexpr import DimExpr, comparison_difference
 from symshape.build import parse_comparison_in_scope
 from symshape.decision.certificate import Link
 from symshape.decision.poly import from_expr
@@ -13,7 +14,6 @@ from symshape.decision.simplex import Limits
 from symshape.decision.suggest import with_suggestions
 from symshape.decision.verdict import Lease, Status, Verdict
 from symshape.errors import ArgumentError, LazyText, SymshapeError
-from symshape.expr import DimExpr, comparison_difference
 from symshape.scope import SymbolicScope, resolve_scope
 
 

@@ -22,6 +22,7 @@ import math
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 
+from symshape.algebra.atoms import Max0, Mono, Var, atom_mono, mono_div
 from symshape.decision import canon
 from symshape.decision import poly as P
 from symshape.decision.certificate import (
@@ -37,7 +38,6 @@ from symshape.decision.certificate import (
 )
 from symshape.decision.poly import Poly
 from symshape.decision.simplex import Budget, BudgetExceeded, Conflict, Simplex
-from symshape.expr import Max0, Mono, Var, atom_mono, mono_div
 
 
 class Refuted:

@@ -39,12 +39,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from symshape._fastparse import digits_to_int, int_to_digits
+from symshape.algebra.atoms import FloorDiv
+from symshape.algebra.dimexpr import DimExpr
 from symshape.build import parse_comparison_in_scope
 from symshape.decision.verdict import Status, Verdict
 from symshape.errors import SymshapeError
-from symshape.expr import DimExpr, FloorDiv
 from symshape.scope import SymbolicScope
+from symshape.util import digits_to_int, int_to_digits
 
 
 class Prover(Protocol):

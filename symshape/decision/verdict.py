@@ -5,8 +5,8 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Mapping
 
-from symshape._fastparse import int_to_digits
 from symshape.decision.certificate import Certificate
+from symshape.util import int_to_digits
 
 
 class Status(enum.StrEnum):

@@ -20,19 +20,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from symshape import parsing
+from symshape.algebra.atoms import ONE, Mono, Var
+from symshape.algebra.dimexpr import DimExpr, as_int
+from symshape.algebra.floordiv import floordiv, mod
+from symshape.algebra.maxmin import max_expr, min_expr
+from symshape.algebra.poly import Terms
 from symshape.errors import ParseError, SymshapeError, UnsatisfiableConstraintsError
-from symshape.expr import (
-    _ONE,
-    DimExpr,
-    Mono,
-    Terms,
-    Var,
-    _as_int,
-    floordiv,
-    max_expr,
-    min_expr,
-    mod,
-)
 from symshape.jax import _internals as jx
 from symshape.scope import Constraint, SymbolicScope
 
@@ -89,8 +82,8 @@ def _scaled(k: int, text: str) -> str:
 def _raw(terms: Terms, scope: SymbolicScope) -> Dim:
     if not terms:
         return 0
-    if len(terms) == 1 and _ONE in terms:
-        return terms[_ONE]
+    if len(terms) == 1 and ONE in terms:
+        return terms[ONE]
     return DimExpr(terms, scope)
 
 
@@ -108,7 +101,7 @@ def _self_referential(lhs: Dim, rhs: Dim) -> bool:
     if isinstance(lhs, int) or isinstance(rhs, int):
         return False
     monos = [m for m in lhs.terms if m]
-    if len(monos) != 1 or _ONE in lhs.terms:
+    if len(monos) != 1 or ONE in lhs.terms:
         return bool(_top_atoms(lhs) & _top_atoms(rhs))
     m = monos[0]
     return any(mm == m or (len(m) == 1 and m[0] in mm) for mm in rhs.terms)
@@ -135,7 +128,7 @@ def _equality_candidates(scope: SymbolicScope, c: Constraint) -> list[tuple[str,
         if isinstance(rhs, DimExpr):
             expected = {mm: -cc for mm, cc in rhs.terms.items()}
         elif rhs:
-            expected = {_ONE: -rhs}
+            expected = {ONE: -rhs}
         expected[m] = expected.get(m, 0) + k
         expected = {mm: cc for mm, cc in expected.items() if cc}
         if expected in (dterms, neg):
@@ -382,7 +375,7 @@ def to_jax(x: Any) -> Any:
     if _is_shape(x):
         _common_scope(x, lambda d: isinstance(d, DimExpr), lambda d: d.scope, "symshape")
         return tuple(to_jax(d) for d in x)
-    v = _as_int(x)
+    v = as_int(x)
     if v is not None:
         return v
     raise TypeError(f"to_jax: expected a symshape dimension, shape or scope, got {x!r}")
@@ -408,7 +401,7 @@ def from_jax(x: Any) -> Any:
     if _is_shape(x):
         _common_scope(x, jx.is_jax_dim_expr, jx.expr_scope, "JAX")
         return tuple(from_jax(d) for d in x)
-    v = _as_int(x)
+    v = as_int(x)
     if v is not None:
         return v
     raise TypeError(f"from_jax: expected a JAX symbolic dimension, shape or scope, got {x!r}")

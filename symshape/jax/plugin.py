@@ -40,8 +40,10 @@ from collections.abc import Callable, Iterator
 from types import FrameType
 from typing import Any
 
+from symshape.algebra.atoms import FloorDiv
+from symshape.algebra.dimexpr import DimExpr
+from symshape.algebra.floordiv import floordiv, mod
 from symshape.errors import InconclusiveDimensionOperation, SymshapeError
-from symshape.expr import DimExpr, FloorDiv, floordiv, mod
 from symshape.jax import _internals as jx
 from symshape.jax.convert import (
     BRIDGE_ATTR,

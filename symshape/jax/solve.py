@@ -31,8 +31,9 @@ import threading
 import warnings
 from typing import Any
 
+from symshape.algebra.atoms import FloorDiv, Max0, Var
+from symshape.algebra.dimexpr import DimExpr
 from symshape.errors import SymshapeError
-from symshape.expr import DimExpr, FloorDiv, Max0, Var
 from symshape.jax import _internals as jx
 from symshape.jax.convert import JaxConversionError, bridge_for_jax, from_jax
 from symshape.jax.ir import NeedsRuntime, Runner

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from symshape.expr import DimExpr, FloorDiv, Max0, Var
+from symshape.algebra.atoms import FloorDiv, Max0, Var
+from symshape.algebra.dimexpr import DimExpr
 from symshape.printing import dim_text
 from symshape.shapecheck.program import (
     BOOL_BINARY,

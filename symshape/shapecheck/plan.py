@@ -7,6 +7,7 @@ from types import EllipsisType
 from typing import Any
 
 from symshape import arguments, parsing
+from symshape.algebra.dimexpr import DimExpr, as_int
 from symshape.errors import (
     ArgumentError,
     ParseError,
@@ -14,7 +15,6 @@ from symshape.errors import (
     ShapeMismatchError,
     SymshapeError,
 )
-from symshape.expr import DimExpr, _as_int
 from symshape.scope import SymbolicScope
 from symshape.shapecheck.program import Program
 from symshape.shapecheck.pycompile import CheckFn, compile_program
@@ -311,7 +311,7 @@ def _parse_leaf(name: str, leaf: Any, scope: SymbolicScope
         if isinstance(d, DimExpr):
             dims_l.append(d)
             continue
-        v = None if isinstance(d, bool) else _as_int(d)
+        v = None if isinstance(d, bool) else as_int(d)
         if v is None:
             raise SymshapeError(f"{name}: dimension {j} of the spec is {d!r}, not an int or a "
                                 "symbolic dimension")

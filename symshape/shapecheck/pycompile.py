@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
+from symshape.algebra.dimexpr import as_int
 from symshape.errors import ShapeMismatchError
-from symshape.expr import _as_int
 from symshape.shapecheck.program import Program, introot
 
 _PY_OP = {"add": "+", "sub": "-", "mul": "*", "floordiv": "//", "mod": "%", "eq": "==",
@@ -142,7 +142,7 @@ def normalize_shape(name: str, shape: Sequence[Any]) -> tuple[int, ...]:
         where = f"{name}.shape[{j}]"
         if isinstance(d, bool):
             raise ShapeMismatchError(f"{where} is {d!r}, a bool, not an integer dimension size")
-        v = _as_int(d)
+        v = as_int(d)
         if v is None:
             if d is None:
                 raise ShapeMismatchError(

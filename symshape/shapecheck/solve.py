@@ -28,8 +28,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+from symshape.algebra.atoms import Atom, FloorDiv, Mono, Var, mono_of
+from symshape.algebra.dimexpr import DimExpr
+from symshape.algebra.substitute import substitute
 from symshape.errors import UnsatisfiableConstraintsError, UnsolvableSpecsError
-from symshape.expr import Atom, DimExpr, FloorDiv, Mono, Var, mono_of, substitute
 from symshape.printing import dim_text
 from symshape.scope import SymbolicScope
 from symshape.shapecheck.builder import Piece, ProgramBuilder

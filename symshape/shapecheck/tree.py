@@ -11,16 +11,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from symshape._echo import clip
+from symshape.algebra.dimexpr import DimExpr, as_int
+from symshape.echo import clip
 from symshape.errors import ShapeMismatchError, SymshapeError
-from symshape.expr import DimExpr, _as_int
 
 # A tree node: ("leaf", index) | ("seq", [children]) | ("dict", [keys], [children])
 Node = tuple[Any, ...]
 
 
 def _is_dim(x: Any) -> bool:
-    return isinstance(x, DimExpr) or (not isinstance(x, bool) and _as_int(x) is not None)
+    return isinstance(x, DimExpr) or (not isinstance(x, bool) and as_int(x) is not None)
 
 
 def _is_spec_leaf(x: Any) -> bool:

@@ -7,7 +7,8 @@ from typing import Any, NamedTuple
 import sympy
 import torch
 
-from symshape.expr import DimExpr, floordiv
+from symshape.algebra.dimexpr import DimExpr
+from symshape.algebra.floordiv import floordiv
 from symshape.scope import SymbolicScope
 from symshape.shapes import Dim
 from symshape.sympy import from_sympy

@@ -15,10 +15,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from symshape.algebra.atoms import FloorDiv
+from symshape.algebra.dimexpr import DimExpr
 from symshape.decision import Verdict, prove
 from symshape.decision.verdict import format_valuation
 from symshape.errors import SymshapeError
-from symshape.expr import DimExpr, FloorDiv
 from symshape.scope import SymbolicScope
 from symshape.shapes import Dim, parse_comparison_in_scope
 from symshape.torch import _internals as ti

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from symshape.expr import floordiv, max_expr, min_expr, mod
+from symshape.algebra.floordiv import floordiv, mod
+from symshape.algebra.maxmin import max_expr, min_expr
 from symshape.shapes import Dim
 from symshape.torch import _internals as ti
 from symshape.torch.guards import GuardParseError

@@ -14,8 +14,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from symshape.algebra.floordiv import floordiv, mod
+from symshape.algebra.maxmin import max_expr, min_expr
 from symshape.errors import SymshapeError
-from symshape.expr import floordiv, max_expr, min_expr, mod
 from symshape.shapes import Dim
 
 SourceKey = tuple[tuple[int | str, ...], int]

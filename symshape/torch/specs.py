@@ -30,6 +30,9 @@ from typing import Any
 
 import torch
 
+from symshape.algebra.atoms import FloorDiv, Var
+from symshape.algebra.dimexpr import DimExpr
+from symshape.algebra.floordiv import floordiv, mod
 from symshape.decision import prove
 from symshape.errors import (
     ParseError,
@@ -37,7 +40,6 @@ from symshape.errors import (
     SymshapeError,
     UnsatisfiableConstraintsError,
 )
-from symshape.expr import DimExpr, FloorDiv, Var, floordiv, mod
 from symshape.scope import SymbolicScope
 from symshape.shapecheck import ShapeCheck
 from symshape.shapes import Dim, parse_comparison_in_scope, resolve_scope, symbolic_shape
@@ -99,7 +101,7 @@ def tensor_shapes(args: Any) -> list[tuple[int, ...]]:
     """The shapes of the tensors among ``args`` (a tuple; nested tuples, lists
     and dicts are walked), in the order of ``ExportSpecs.tensor_paths``."""
     leaves: list[tuple[Path, Any]] = []
-    _flatten(tuple(args), (), leaves)
+    flatten_tree(tuple(args), (), leaves)
     return [tuple(x.shape) for _, x in leaves if isinstance(x, torch.Tensor)]
 
 
@@ -107,13 +109,13 @@ def _keystr(path: Path) -> str:
     return "".join(f"[{k!r}]" for k in path)
 
 
-def _flatten(x: Any, path: Path, out: list[tuple[Path, Any]]) -> Any:
+def flatten_tree(x: Any, path: Path, out: list[tuple[Path, Any]]) -> Any:
     """Flat leaves of the pytree ``x`` (tuple, list, dict) with their paths;
     returns the tree structure as nested containers of leaf indices."""
     if isinstance(x, tuple | list) and not hasattr(x, "_fields"):
-        return type(x)(_flatten(v, (*path, i), out) for i, v in enumerate(x))
+        return type(x)(flatten_tree(v, (*path, i), out) for i, v in enumerate(x))
     if isinstance(x, dict):
-        return {k: _flatten(v, (*path, k), out) for k, v in x.items()}
+        return {k: flatten_tree(v, (*path, k), out) for k, v in x.items()}
     out.append((path, x))
     return len(out) - 1
 
@@ -377,7 +379,7 @@ def export_specs(args: Any, shapes_specs: Any, *, constraints: Iterable[str] = (
     user_texts = tuple(user.constraint_texts)
     args_t = tuple(args) if isinstance(args, list | tuple) else (args,)
     leaves: list[tuple[Path, Any]] = []
-    tree = _flatten(args_t, (), leaves)
+    tree = flatten_tree(args_t, (), leaves)
     names = _arg_names(args_t, arg_names, model)
     spec_of: dict[int, Any] = {}
     if isinstance(shapes_specs, list) and not isinstance(args, list):

@@ -21,7 +21,7 @@ from oracle import Z3Oracle
 
 import symshape
 from symshape import SymbolicScope, UnsatisfiableConstraintsError
-from symshape.expr import DimExpr
+from symshape.algebra.dimexpr import DimExpr
 from symshape.repair import fact_variables, growth_rates, repaired_facts, shown_to_hold
 
 ML_CONSTRAINTS = ["b >= 16", "mod(s, 128) == 0", "a >= b + 8", "max(h, w) <= 4096",

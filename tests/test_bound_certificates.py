@@ -17,7 +17,8 @@ import symshape
 from symshape import SymbolicScope
 from symshape.decision import poly as P
 from symshape.decision.certificate import _Checker
-from symshape.decision.engine import Decider, Point
+from symshape.decision.engine import Decider
+from symshape.decision.valuations import Point
 from symshape.errors import SymshapeError
 
 NAMES = ("a", "b", "c", "d")
@@ -84,8 +85,8 @@ def test_every_propagated_bound_is_checked_and_true(constraints: list[str]) -> N
 
 
 def test_plain_lemmas_about_one_variable_need_no_search() -> None:
+    from symshape.algebra.atoms import atom_mono, make_var
     from symshape.decision.engine import _MISSING
-    from symshape.expr import atom_mono, make_var
     s = SymbolicScope(["a <= 100"])
     d = s.decider()
     assert d is not None
@@ -122,7 +123,7 @@ def test_bounds_of_a_quotient_follow_from_its_numerator_without_a_search() -> No
 def test_a_bound_replays_only_the_steps_it_needs() -> None:
     """A query asks for a few bounds: only their steps, and the earlier steps
     those use, are replayed; the fact is the one a full replay gives."""
-    from symshape.expr import atom_mono, make_var
+    from symshape.algebra.atoms import atom_mono, make_var
     texts = ["t >= h + 16", "k <= 100", "j >= k + 2", "b >= 8", "c >= b + 1", "e >= c + 3"]
     s = SymbolicScope(texts)
     d = s.decider()
@@ -142,7 +143,7 @@ def test_bounds_of_a_scaled_atom_are_its_own_bounds_times_the_coefficient(
     """A cofactor such as ``2*s`` in ``h*(2*s)`` takes its bounds from the
     atom's bound facts, scaled (the sides swap for a negative coefficient),
     without a lemma search; and the claim with that product is still refuted."""
-    from symshape.expr import atom_mono, make_var
+    from symshape.algebra.atoms import atom_mono, make_var
     s = SymbolicScope(["s <= 2048", "t >= 4"])
     d = s.decider()
     assert d is not None

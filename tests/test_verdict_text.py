@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 import symshape
-from symshape.expr import DimExpr
+from symshape.algebra.dimexpr import DimExpr
 
 
 def test_deciding_a_claim_prints_no_expression(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 import symshape
 from symshape import InconclusiveDimensionOperation, SymbolicScope
 from symshape import scope as scope_module
+from symshape.algebra.dimexpr import DimExpr
 from symshape.errors import SymshapeError
-from symshape.expr import DimExpr
 
 NAMES = ("a", "b", "c", "d")
 

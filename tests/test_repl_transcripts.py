@@ -1,4 +1,4 @@
-"""The REPL after issue 11, driven over a pipe and in a pseudo-terminal: forgetting a
+"""REPL sessions driven over a pipe and in a pseudo-terminal: forgetting a
 constraint however it is written, helpful errors, the order of a transcript, the
 undecided answer, and the hint of a suggested constraint."""
 
@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 from _slow_prover import SLOW_PROVER_SCRIPT
-from test_repl import Terminal
+from support.paths import ROOT
+from support.terminal import Terminal
 
 from symshape.decision import prove
 from symshape.repl import PROMPT, Session
 
-ROOT = Path(__file__).resolve().parent.parent
 ENV = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
 HARD_TRUE_CLAIMS = ("a^3 + b^3 + c^3 >= 3*a*b*c", "a*b*c*d >= a + b + c + d - 3",
                     "a^2 + b^2 >= 2*a*b", "(a + b + c + d + e + f)^6 >= 1")

@@ -1,4 +1,4 @@
-"""The command line after issue 11: constant results, JSON errors, ``stablehlo --json``,
+"""What the command line prints and returns: constant results, JSON errors, ``stablehlo --json``,
 the undecided exit status, suggested constraints, ``--budget``/``--time-limit`` and the
 progress line on a terminal.  Driven as a user would: the program as a subprocess, and
 in a pseudo-terminal where the terminal matters."""
@@ -17,12 +17,12 @@ from typing import Any
 
 import pytest
 from _slow_prover import SLOW_PROVER_SCRIPT
+from support.paths import ROOT
 
 import symshape
 from symshape import cli
 from symshape.decision import prove
 
-ROOT = Path(__file__).resolve().parent.parent
 ENV = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
 
 # True claims that the prover cannot settle with a starved budget: their answer must be
@@ -270,7 +270,7 @@ def test_time_limit_stops_a_long_proof() -> None:
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
 def test_progress_line_of_a_real_slow_proof_on_a_terminal() -> None:
     """The engine's own progress reports, shown while a long search runs."""
-    from test_repl import Terminal
+    from support.terminal import Terminal
     claim, budget = SLOW_CLAIM
     start = time.monotonic()
     term = Terminal([sys.executable, "-m", "symshape", "prove", claim, "--budget", budget,
@@ -302,7 +302,7 @@ def _slow_script(tmp_path: Path) -> Path:
 
 @pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
 def test_progress_line_on_a_terminal(tmp_path: Path) -> None:
-    from test_repl import Terminal
+    from support.terminal import Terminal
     term = Terminal([sys.executable, str(_slow_script(tmp_path)), "prove", "a >= b"],
                     dict(ENV, TERM="dumb"))
     try:

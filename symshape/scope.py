@@ -583,17 +583,19 @@ def _evict(table: OrderedDict[tuple[str, ...], Any], n: int) -> None:
         table.popitem(last=False)
 
 
-def resolve_scope(constraints: Iterable[str], scope: SymbolicScope | None) -> SymbolicScope:
-    """The scope to use given ``constraints=`` and ``scope=`` arguments."""
+def resolve_scope(constraints: Iterable[str], scope: object) -> SymbolicScope:
+    """The scope to use given ``constraints=`` and ``scope=`` arguments (``scope`` is
+    checked here, not by its annotation: a compiled build would raise a bare
+    TypeError for a value of another type)."""
     constraints = arguments.texts(constraints)
     if scope is not None:
+        if not isinstance(scope, SymbolicScope):
+            raise ArgumentError(f"scope= must be a symshape.SymbolicScope, got "
+                                f"{type(scope).__name__} {scope!r:.80}")
         if constraints:
             raise SymshapeError(
                 "pass either scope= or constraints=, not both: the constraints of a scope "
                 f"are fixed when it is created (scope: {scope})")
-        if not isinstance(scope, SymbolicScope):
-            raise ArgumentError(f"scope= must be a symshape.SymbolicScope, got "
-                                f"{type(scope).__name__} {scope!r:.80}")
         return scope
     return SymbolicScope(constraints)
 

@@ -41,3 +41,13 @@ def jax_backend() -> Any:
 def jax_device() -> Any:
     """The device of :func:`jax_backend` that the device tests place buffers on."""
     return jax_backend().devices()[0]
+
+
+def torch_device() -> Any:
+    """The ``torch.device`` of :func:`backend_name` (``cuda`` for ``cuda``/``gpu``)."""
+    import torch
+
+    name = {"gpu": "cuda"}.get(backend_name(), backend_name())
+    if name == "cuda" and not torch.cuda.is_available():
+        pytest.fail(f"{ENV}={backend_name()}: torch sees no CUDA device on this machine")
+    return torch.device(name)

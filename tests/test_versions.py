@@ -151,7 +151,9 @@ def test_a_moved_jax_internal_is_named_with_the_version_and_the_tested_range() -
     """On a jax newer than the range (as 0.11 is: it needs Python >= 3.12), an internal
     that moved is named, with the installed version and the range tested."""
     pytest.importorskip("jax")
-    out = _jax_as("0.11.2", setup="from jax._src.export import shape_poly\n"
+    # (shape_poly_decision sets _bounds_decision when imported: import it first, as a jax
+    # that imports it at start-up does.)
+    out = _jax_as("0.11.2", setup="from jax._src.export import shape_poly, shape_poly_decision\n"
                                    "del shape_poly._bounds_decision",
                   action="sj.install()")
     assert out.startswith("JaxInternalsError: symshape.jax cannot provide 'decisions' "

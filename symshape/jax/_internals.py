@@ -79,6 +79,7 @@ _core = _import_internal("jax._src.core")
 _export_mod = _import_internal("jax._src.export._export")
 _sp = _import_internal("jax._src.export.shape_poly")
 _import_internal("jax._src.export.shape_poly_decision")  # installs JAX's decision
+_import_internal("jax.export")  # public, but jax 0.6 and 0.7 do not import it with jax
 
 try:
     # Report the user's frame, not ours, as the source location of what we create

@@ -1,12 +1,20 @@
 """ShapeCheck.to_stablehlo: the MLIR parses and verifies with jaxlib's bindings, and, run
 through JAX's shape refinement (which evaluates @shape_assertion) and XLA, it agrees with
-the Python backend."""
+the Python backend.
+
+The tests that compile and run a module are marked ``device``: they run on the backend
+``SYMSHAPE_TEST_BACKEND`` names (default ``cpu``; see ``tests/_device.py``), so that
+``SYMSHAPE_TEST_BACKEND=cuda python -m pytest -m device`` runs them on a GPU."""
 
 from __future__ import annotations
 
+import os
 import random
 import re
+import subprocess
+import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -14,6 +22,7 @@ import pytest
 
 pytest.importorskip("jax")
 
+from _device import jax_backend  # noqa: E402
 from jax._src.interpreters import mlir  # noqa: E402
 from jax._src.lib.mlir import ir  # noqa: E402
 from support.shapecheck_cases import random_case, shapes_for  # noqa: E402
@@ -23,6 +32,8 @@ from symshape.errors import SymshapeError  # noqa: E402
 from symshape.shapecheck import Program, ShapeCheck, Step, UnsolvableSpecsError  # noqa: E402
 from symshape.shapecheck.program import Assertion  # noqa: E402
 from symshape.shapecheck.stablehlo import element_type, emit_module, mlir_string  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def parse(text: str) -> ir.Module:
@@ -61,9 +72,11 @@ def with_static_main(text: str, prog: Program, shapes: Sequence[Sequence[int]],
 
 def run_stablehlo(check: ShapeCheck, shapes: Sequence[Sequence[int]]) -> tuple[str, Any]:
     """Refine the module for ``shapes`` (evaluating every @shape_assertion), compile it
-    with XLA:CPU and run it: ``("ok", values)`` or ``("error", refinement message)``."""
+    for the backend of the device tests (XLA:CPU unless ``SYMSHAPE_TEST_BACKEND`` names
+    another) and run it on that backend's first device: ``("ok", values)`` or
+    ``("error", refinement message)``."""
     import jax
-    from jax._src import compiler, xla_bridge
+    from jax._src import compiler
     from jax._src.lib import _jax
 
     text = check.to_stablehlo(func_name="shape_check", public=False)
@@ -74,12 +87,14 @@ def run_stablehlo(check: ShapeCheck, shapes: Sequence[Sequence[int]]) -> tuple[s
             validate_static_shapes=True, enable_shardy=False)
     except Exception as err:  # jaxlib raises JaxRuntimeError
         return "error", str(err)
-    backend = xla_bridge.get_backend("cpu")
+    backend = jax_backend()
+    device = backend.devices()[0]
     options = compiler.get_compile_options(num_replicas=1, num_partitions=1)
-    devices = _jax.DeviceList(tuple(backend.devices()[:1]))
-    exe = backend.compile_and_load(refined, executable_devices=devices,
+    exe = backend.compile_and_load(refined, executable_devices=_jax.DeviceList((device,)),
                                    compile_options=options)
-    args = [jax.device_put(np.zeros(s, np.float32)) for s in shapes]
+    # The buffers go to the device the executable was compiled for, not to JAX's default
+    # device (on a machine with a GPU that is cuda:0, and XLA:CPU's executable refuses it).
+    args = [jax.device_put(np.zeros(s, np.float32), device) for s in shapes]
     outs = exe.execute_sharded(args).disassemble_into_single_device_arrays()
     return "ok", {name: int(np.asarray(o[0]))
                   for (name, _), o in zip(check.program.outputs, outs, strict=True)}
@@ -138,6 +153,7 @@ def test_dtypes_and_names() -> None:
         ShapeCheck(["a + 2^70"]).to_stablehlo()
 
 
+@pytest.mark.device
 def test_scalars_and_no_outputs_verify() -> None:
     parse(ShapeCheck([]).to_stablehlo())
     check = ShapeCheck(["", "3, 4"])
@@ -147,6 +163,7 @@ def test_scalars_and_no_outputs_verify() -> None:
     assert assert_agree(check, [(), (3, 4)]) == "ok"
 
 
+@pytest.mark.device
 @pytest.mark.parametrize(("specs", "constraints", "shape_sets"), [
     (["b, 2*h + 1, 8", "h*b"], [], [[(3, 9, 8), (12,)], [(3, 8, 8), (12,)],
                                     [(3, 9, 8), (13,)], [(0, 9, 8), (0,)]]),
@@ -168,6 +185,7 @@ def test_stablehlo_executes_like_python(specs: Any, constraints: list[str],
     assert outcomes == {"ok", "error"}
 
 
+@pytest.mark.device
 def test_floor_division_of_negative_operands() -> None:
     """floordiv/mod keep Python semantics, also for negative operands and divisors."""
     steps = [Step(0, "dim", (), (0, 0)), Step(1, "const", (), (10,)),
@@ -190,6 +208,7 @@ def test_floor_division_of_negative_operands() -> None:
         assert got == ("ok", want), d
 
 
+@pytest.mark.device
 def test_logical_ops_fold_under_refinement() -> None:
     """and/or/not (not has no foldable stablehlo op: it is emitted as a select)."""
     steps = [Step(0, "dim", (), (0, 0)), Step(1, "const", (), (3,)),
@@ -215,6 +234,7 @@ class _FakeCheck:
         return emit_module(self.program, None, func_name=func_name, public=public)
 
 
+@pytest.mark.device
 def test_random_checks_agree_with_python() -> None:
     """A sample of the random checks of the property test, executed for real."""
     rng = random.Random(1234)
@@ -238,3 +258,45 @@ def test_random_checks_agree_with_python() -> None:
             seen.add(assert_agree(check, shapes))
             runs += 1
     assert seen == {"ok", "error"}
+
+
+# ---------------------------------------------------------------------------------------
+# Where the buffers go: the device of the backend that compiled, whatever JAX's default.
+
+_PLACEMENT = """
+import sys
+sys.path.insert(0, {tests!r})
+import jax
+cpus = jax.devices("cpu")
+assert len(cpus) == 2, cpus
+jax.config.update("jax_default_device", cpus[1])  # as cuda:0 is on a machine with a GPU
+from symshape import ShapeCheck
+from test_shapecheck_stablehlo import run_stablehlo
+print(run_stablehlo(ShapeCheck(["a, 2*a"]), [(3, 6)]))
+print(run_stablehlo(ShapeCheck(["a, 2*a"]), [(3, 7)])[0])
+"""
+
+
+def _run_placement(backend: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "XLA_FLAGS"}
+    env.update(XLA_FLAGS="--xla_force_host_platform_device_count=2",
+               SYMSHAPE_TEST_BACKEND=backend, JAX_PLATFORMS="cpu",
+               PYTHONPATH=os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]))
+    code = _PLACEMENT.format(tests=str(ROOT / "tests"))
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, timeout=300, check=False)
+
+
+def test_buffers_go_to_the_compiling_backends_device_not_the_default() -> None:
+    """JAX's default device is not the one the executable was compiled for (cpu:1 here,
+    cuda:0 on a machine with a GPU and the CPU backend chosen): the run still works."""
+    out = _run_placement("cpu")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stdout.split("\n")[:2] == ["('ok', {'a': 3})", "error"], out.stdout
+
+
+def test_a_named_backend_that_is_absent_fails_instead_of_falling_back() -> None:
+    out = _run_placement("no_such_platform")
+    assert out.returncode != 0
+    assert "SYMSHAPE_TEST_BACKEND=no_such_platform: JAX has no such backend" in out.stderr, \
+        out.stderr

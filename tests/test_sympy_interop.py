@@ -227,8 +227,14 @@ def test_torch_functions(F: Any) -> None:
                                                       max_size=3))
 def test_from_torch_sympy(t: Any, envs: list[dict[str, int]]) -> None:
     F = pytest.importorskip("torch.utils._sympy.functions")
+    # Operands as torch's own expressions hold them: sympy Integers, not Python ints (the
+    # Max and Min of torch <= 2.10 fail on a Python int operand, inside torch).
+    def torch_op(f: Any) -> Any:
+        return lambda x, y: f(sympy.sympify(x), sympy.sympify(y))
+
     ops = {"add": lambda x, y: x + y, "sub": lambda x, y: x - y, "mul": lambda x, y: x * y,
-           "floordiv": F.FloorDiv, "mod": F.PythonMod, "max": F.Max, "min": F.Min}
+           "floordiv": torch_op(F.FloorDiv), "mod": torch_op(F.PythonMod),
+           "max": torch_op(F.Max), "min": torch_op(F.Min)}
     s = build_with(t, ss.symbol, ops)
     e = ss.from_sympy(s)
     for env in envs:

@@ -6,9 +6,11 @@ while deciding inside JAX's tracer, JAX's own callers must still reach them
 through the module attribute (so that replacing it has an effect).  A check
 that fails does not break ``import symshape.jax``; the feature that needs the
 internal raises :class:`JaxInternalsError` naming the internal, the installed
-JAX version and the version symshape was tested with.
+JAX version and the range of versions symshape was tested with (declared once, in
+``symshape._versions.JAX``).  A jax older than that range is refused at import; an
+internal module that cannot be imported is named at import.
 
-Internals used (jax 0.10.2):
+Internals used (jax 0.10.2; all of them are there since jax 0.6.2):
 
 * ``jax._src.export.shape_poly``: ``_DimExpr`` (``_sorted_terms``, ``scope``,
   ``_divmod``), ``_DimTerm._factors``, ``_DimFactor`` (``var``, ``operation``,
@@ -31,17 +33,58 @@ Internals used (jax 0.10.2):
 
 from __future__ import annotations
 
+import importlib
 import os
-import re
 import types
 from collections.abc import Iterator
 from typing import Any
 
 import jax
-from jax._src import core as _core
-from jax._src.export import _export as _export_mod
-from jax._src.export import shape_poly as _sp
-from jax._src.export import shape_poly_decision as _spd  # noqa: F401  (installs JAX's decision)
+
+from symshape import _versions
+
+TESTED_JAX_VERSION = _versions.JAX.newest
+"""The newest jax release symshape.jax is tested with; the whole tested range is
+declared once in ``symshape._versions.JAX`` (and is what the ``jax`` extra admits)."""
+MIN_JAX_VERSION = _versions.version_tuple(_versions.JAX.oldest)
+JAX_VERSION: str = jax.__version__
+
+
+class JaxInternalsError(RuntimeError):
+    """A JAX internal that symshape.jax relies on is missing or has changed."""
+
+
+def _tested_range() -> str:
+    """What was tested, against what is installed: the tail of every version message."""
+    r = _versions.JAX
+    where = {"older": "older than", "newer": "newer than",
+             "tested": "within"}[_versions.position(r, JAX_VERSION)]
+    return (f"symshape.jax was tested with jax {r.newest} and older releases down to "
+            f"{r.oldest}; jax {JAX_VERSION} is installed, {where} the tested range "
+            f"{r.requirement()}")
+
+
+if _versions.position(_versions.JAX, JAX_VERSION) == "older":
+    raise JaxInternalsError(
+        f"symshape.jax needs jax >= {_versions.JAX.oldest}: {_tested_range()}. "
+        f"Install a tested release: pip install '{_versions.JAX.requirement()}'")
+
+
+def _import_internal(name: str) -> types.ModuleType:
+    """Import the JAX internal module ``name``; if it moved, say which, with what."""
+    try:
+        return importlib.import_module(name)
+    except ImportError as err:
+        raise JaxInternalsError(
+            f"symshape.jax cannot import the JAX internal module {name} ({err}): "
+            f"{_tested_range()}") from err
+
+
+_core = _import_internal("jax._src.core")
+_export_mod = _import_internal("jax._src.export._export")
+_sp = _import_internal("jax._src.export.shape_poly")
+_import_internal("jax._src.export.shape_poly_decision")  # installs JAX's decision
+_import_internal("jax.export")  # public, but jax 0.6 and 0.7 do not import it with jax
 
 try:
     # Report the user's frame, not ours, as the source location of what we create
@@ -50,28 +93,6 @@ try:
     _siu.register_exclusion(os.path.dirname(os.path.abspath(__file__)))
 except (ImportError, AttributeError):  # pragma: no cover - depends on the JAX version
     pass
-
-TESTED_JAX_VERSION = "0.10.2"
-MIN_JAX_VERSION = (0, 4, 36)
-JAX_VERSION: str = jax.__version__
-
-
-class JaxInternalsError(RuntimeError):
-    """A JAX internal that symshape.jax relies on is missing or has changed."""
-
-
-def _version_tuple(v: str) -> tuple[int, ...]:
-    out: list[int] = []
-    for part in v.split(".")[:3]:
-        m = re.match(r"\d+", part)
-        out.append(int(m.group()) if m else 0)
-    return tuple(out)
-
-
-if _version_tuple(JAX_VERSION) < MIN_JAX_VERSION:
-    raise JaxInternalsError(
-        f"symshape.jax needs jax >= {'.'.join(map(str, MIN_JAX_VERSION))}, "
-        f"but jax {JAX_VERSION} is installed (tested with jax {TESTED_JAX_VERSION})")
 
 
 # ---------------------------------------------------------------------------
@@ -202,8 +223,9 @@ def require(feature: str) -> None:
         details = "; ".join(f"{k}: {v}" for k, v in bad)
         raise JaxInternalsError(
             f"symshape.jax cannot provide '{feature}' with jax {JAX_VERSION}: the JAX "
-            f"internals it relies on have moved ({details}). symshape.jax was tested with "
-            f"jax {TESTED_JAX_VERSION}; pin that version or upgrade symshape.")
+            f"internals it relies on have moved ({details}). {_tested_range()}; install a "
+            f"tested release (pip install '{_versions.JAX.requirement()}') or upgrade "
+            f"symshape.")
 
 
 # ---------------------------------------------------------------------------

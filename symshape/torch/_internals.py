@@ -15,7 +15,9 @@ documented API, in one place.
   ("Not all values of ... satisfy the generated guard ..."), parsed by
   :mod:`symshape.torch.guards`.
 
-A feature whose internals moved raises :class:`TorchInternalsError` naming them.
+A feature whose internals moved raises :class:`TorchInternalsError` naming them, the
+installed torch and the tested range (declared once, in ``symshape._versions.TORCH``);
+a torch older than that range is refused at import.
 """
 
 from __future__ import annotations
@@ -24,17 +26,35 @@ from typing import Any
 
 import torch
 
+from symshape import _versions
 from symshape.errors import SymshapeError
 
 TORCH_VERSION: str = torch.__version__
 """The version of the installed torch."""
 
-TESTED_TORCH_VERSION = "2.13.0"
-"""The torch version symshape.torch was tested with."""
+TESTED_TORCH_VERSION = _versions.TORCH.newest
+"""The newest torch release symshape.torch is tested with; the whole tested range is
+declared once in ``symshape._versions.TORCH`` (and is what the ``torch`` extra admits)."""
 
 
 class TorchInternalsError(SymshapeError):
     """A PyTorch internal that symshape.torch relies on is missing or changed."""
+
+
+def tested_range() -> str:
+    """What was tested, against what is installed (the tail of the version messages)."""
+    r = _versions.TORCH
+    where = {"older": "older than", "newer": "newer than",
+             "tested": "within"}[_versions.position(r, TORCH_VERSION)]
+    return (f"symshape.torch was tested with torch {r.newest} and older releases down to "
+            f"{r.oldest}; torch {TORCH_VERSION} is installed, {where} the tested range "
+            f"{r.requirement()}")
+
+
+if _versions.position(_versions.TORCH, TORCH_VERSION) == "older":
+    raise TorchInternalsError(
+        f"symshape.torch needs torch >= {_versions.TORCH.oldest}: {tested_range()}. "
+        f"Install a tested release: pip install '{_versions.TORCH.requirement()}'")
 
 
 def sym_expr(x: Any) -> Any:
@@ -45,8 +65,8 @@ def sym_expr(x: Any) -> Any:
     expr = getattr(node, "expr", None)
     if expr is None:
         raise TorchInternalsError(
-            f"cannot read the sympy expression of {x!r} (SymInt.node.expr; torch "
-            f"{TORCH_VERSION}, tested with {TESTED_TORCH_VERSION})")
+            f"cannot read the sympy expression of {x!r} (the torch internal "
+            f"SymInt.node.expr is missing): {tested_range()}")
     return expr
 
 
@@ -83,4 +103,5 @@ def error_message(err: BaseException) -> str:
 
 
 __all__ = ["TESTED_TORCH_VERSION", "TORCH_VERSION", "FxNode", "TorchInternalsError",
-           "error_message", "guards_code", "is_assert_scalar", "sym_expr", "target_name"]
+           "error_message", "guards_code", "is_assert_scalar", "sym_expr", "target_name",
+           "tested_range"]

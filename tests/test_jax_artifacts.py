@@ -8,8 +8,9 @@ shapes (the results must match the function run here) and bad ones (the
 failure must carry the user's spec in symshape's words, and be the first error
 a traceback prints), and reports whether symshape was ever imported.
 
-Run on a GPU machine with ``SYMSHAPE_TEST_PLATFORM=cuda`` to call the
-artifacts on the GPU (the default is the CPU).
+The round trips are marked ``device``: on a GPU machine,
+``SYMSHAPE_TEST_BACKEND=cuda python -m pytest -m device tests/test_jax_artifacts.py`` calls
+the artifacts on the GPU (the default is the CPU; see ``tests/support/device.py``).
 """
 
 from __future__ import annotations
@@ -31,11 +32,13 @@ jax = pytest.importorskip("jax")
 pytest.importorskip("flatbuffers")  # what jax.export.serialize needs (the jax extra has it)
 import jax.numpy as jnp  # noqa: E402
 from jax import export  # noqa: E402
+from support.device import backend_name  # noqa: E402
 
 import symshape.jax as sj  # noqa: E402
 
 #: where the loading process runs the artifacts ("cpu" here; "cuda" on a GPU machine)
-PLATFORM = os.environ.get("SYMSHAPE_TEST_PLATFORM", "cpu")
+PLATFORM = backend_name()
+pytestmark = pytest.mark.device
 ALL_PLATFORMS = ("cpu", "cuda", "tpu")
 
 # The loading process: JAX and NumPy only.  It reads a JSON list of calls, runs

@@ -224,6 +224,8 @@ ROOT_PRIVATE_USERS: dict[str, set[str]] = {
     "symshape._fastparse": SYNTAX,
     "symshape._larkparse": SYNTAX,
     "symshape._resources": SYNTAX,
+    # the tested framework ranges: read by the adapters' version gates
+    "symshape._versions": {"symshape.jax._internals", "symshape.torch._internals"},
 }
 
 

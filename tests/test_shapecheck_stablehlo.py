@@ -3,7 +3,7 @@ through JAX's shape refinement (which evaluates @shape_assertion) and XLA, it ag
 the Python backend.
 
 The tests that compile and run a module are marked ``device``: they run on the backend
-``SYMSHAPE_TEST_BACKEND`` names (default ``cpu``; see ``tests/_device.py``), so that
+``SYMSHAPE_TEST_BACKEND`` names (default ``cpu``; see ``tests/support/device.py``), so that
 ``SYMSHAPE_TEST_BACKEND=cuda python -m pytest -m device`` runs them on a GPU."""
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ import pytest
 
 pytest.importorskip("jax")
 
-from _device import jax_backend  # noqa: E402
 from jax._src.interpreters import mlir  # noqa: E402
 from jax._src.lib.mlir import ir  # noqa: E402
+from support.device import jax_backend  # noqa: E402
 from support.shapecheck_cases import random_case, shapes_for  # noqa: E402
 
 from symshape import ShapeMismatchError, UnsatisfiableConstraintsError  # noqa: E402

@@ -567,3 +567,18 @@ def test_specs_of_high_degree_are_solved(spec: str, value: int) -> None:
     assert check.solve([(size,)]) == {"a": value}
     with pytest.raises(ShapeMismatchError):
         check.solve([(size + 1,)])
+
+
+@pytest.mark.parametrize("specs, shapes", [
+    ([", ".join(["a"] * 3000)], [(5,) * 3000]),  # one argument of 3,000 dimensions
+    (["a"] * 3000, [(5,)] * 3000),  # 3,000 arguments
+])
+def test_thousands_of_dimensions_compile(specs: list[str], shapes: list[tuple[int, ...]]
+                                         ) -> None:
+    """The generated check joins its tests in groups: one condition over 3,000 of them
+    exhausted the compiler's recursion limit."""
+    check = ShapeCheck(specs)
+    assert check.solve(shapes) == {"a": 5}
+    bad = [*shapes[:-1], (*shapes[-1][:-1], 4)]
+    with pytest.raises(ShapeMismatchError, match="== 4"):
+        check.solve(bad)

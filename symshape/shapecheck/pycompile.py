@@ -61,9 +61,10 @@ def compile_program(prog: Program) -> CheckFn:
             ds = [f"d{i}_{j}" for j in range(r)]
             dims += ds
             lines.append(f"    {', '.join(ds)}, = s{i}")
-    if dims:
-        types = " is ".join(f"type({d})" for d in dims)
-        lines.append(f"    if not ({types} is int and ({' | '.join(dims)}) >= 0):")
+    for k in range(0, len(dims), _MAX_JOINED):
+        group = dims[k:k + _MAX_JOINED]
+        types = " is ".join(f"type({d})" for d in group)
+        lines.append(f"    if not ({types} is int and ({' | '.join(group)}) >= 0):")
         lines.append("        return _slow(shapes)")
     code: list[str] = [""] * len(prog.steps)
     depth = [0] * len(prog.steps)

@@ -106,9 +106,14 @@ if TYPE_CHECKING:
 else:
     class Shaped(_Family):
         """``Shaped[T, "b, d"]`` is ``Annotated[T, Shape("b, d")]``: an array of that
-        shape, of any dtype; ``Shaped["b, d"]`` is ``Annotated[Any, Shape("b, d")]``
-        (for readers; static type checkers understand the first form only).  ``Float``,
-        ``Int``, ... (the same names as jaxtyping's) check the dtype too."""
+        shape, of any dtype.
+
+        ``Shaped["b, d"]`` is ``Annotated[Any, Shape("b, d")]`` (for readers; static
+        type checkers understand the first form only).  The annotations of a dtype
+        family, with jaxtyping's names and dtypes (``Float``, ``Int``, ``Bool``,
+        ``Float32``, ...), are written the same way and check the dtype too:
+        ``Float[T, "b, d"]`` is ``Annotated[T, Shape("b, d", dtype="Float")]``.
+        """
 
     Bool, UInt, Int, Integer = (_family(n) for n in ("Bool", "UInt", "Int", "Integer"))
     Float, Complex, Inexact, Real, Num = (

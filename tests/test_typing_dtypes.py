@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import importlib.util
 import itertools
+import os
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -97,6 +99,35 @@ def test_a_dtype_is_known_by_its_name_not_its_numpy_type() -> None:
     if q.itemsize == 8:
         f(np.ones(3, q))
     assert dtype_name(np.dtype("l")) == f"int{8 * np.dtype('l').itemsize}"
+
+
+def test_static_type_checkers_read_the_annotations_as_their_array_types(tmp_path: Path
+                                                                       ) -> None:
+    """To mypy, ``Float[np.ndarray, "b c"]`` is ``np.ndarray``: the strings raise nothing."""
+    pytest.importorskip("mypy")
+    user = tmp_path / "user.py"
+    user.write_text(textwrap.dedent('''
+        import numpy as np
+
+        from symshape.typing import Float, Int, Shaped, shapecheck
+
+
+        @shapecheck
+        def f(x: Float[np.ndarray, "b c"], i: Int[np.ndarray, "k"]) -> Shaped[np.ndarray, "b"]:
+            return x.sum(axis=1)
+
+
+        y: np.ndarray = f(np.zeros((2, 3)), np.zeros(2, np.int64))
+        z: int = f(np.zeros((2, 3)), np.zeros(2, np.int64))  # the one error
+    '''), encoding="utf-8")
+    root = Path(__file__).resolve().parent.parent
+    p = subprocess.run([sys.executable, "-m", "mypy", "--ignore-missing-imports",
+                        "--follow-imports=silent", "--cache-dir", str(tmp_path / "cache"),
+                        str(user)], capture_output=True, text=True, timeout=600,
+                       cwd=tmp_path, env={**os.environ, "MYPYPATH": str(root)})
+    errors = [line for line in p.stdout.splitlines() if ": error:" in line]
+    assert len(errors) == 1 and "user.py:13:" in errors[0], p.stdout
+    assert 'has type "ndarray' in errors[0], errors
 
 
 # -- eager checks and their messages ------------------------------------------------------
@@ -192,6 +223,9 @@ def test_containers_dataclasses_and_decorator_specs() -> None:
         g(np.ones((2, 3), bool))
     assert Shape("b", dtype=Float).dtypes == FAMILIES["Float"]
     assert isinstance(Shape("b", dtype="float32").dtypes, Dtypes)
+    listed = Shape("b", dtype=["int32", "int64"])
+    assert hash(listed) == hash(Shape("b", dtype=("int32", "int64")))
+    assert listed.dtypes is not None and listed.dtypes.names == ("int32", "int64")
 
 
 def test_spelling_errors() -> None:

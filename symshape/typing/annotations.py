@@ -48,6 +48,8 @@ class Shape:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "parsed", read_spec(self.spec, self.syntax))
+        if isinstance(self.dtype, list | set | frozenset):  # hashable, as metadata must be
+            object.__setattr__(self, "dtype", tuple(self.dtype))
         object.__setattr__(self, "allowed",
                            None if self.dtype is None else dtypes_of(self.dtype))
 
@@ -98,11 +100,33 @@ def _family(name: str) -> Any:
 
 
 if TYPE_CHECKING:
-    # To static type checkers, Float[T, "b, d"] is the type T.
-    Shaped = Annotated
-    Bool = UInt = Int = Integer = Float = Complex = Inexact = Real = Num = Annotated
-    UInt8 = UInt16 = UInt32 = UInt64 = Int8 = Int16 = Int32 = Int64 = Annotated
-    BFloat16 = Float16 = Float32 = Float64 = Complex64 = Complex128 = Annotated
+    # To static type checkers, Float[T, "b, d"] is the type T: each name is Annotated
+    # itself (imported under the name: mypy takes an assignment for a variable, and
+    # accepts the string metadata only this way).
+    from typing import Annotated as BFloat16
+    from typing import Annotated as Bool
+    from typing import Annotated as Complex
+    from typing import Annotated as Complex64
+    from typing import Annotated as Complex128
+    from typing import Annotated as Float
+    from typing import Annotated as Float16
+    from typing import Annotated as Float32
+    from typing import Annotated as Float64
+    from typing import Annotated as Inexact
+    from typing import Annotated as Int
+    from typing import Annotated as Int8
+    from typing import Annotated as Int16
+    from typing import Annotated as Int32
+    from typing import Annotated as Int64
+    from typing import Annotated as Integer
+    from typing import Annotated as Num
+    from typing import Annotated as Real
+    from typing import Annotated as Shaped
+    from typing import Annotated as UInt
+    from typing import Annotated as UInt8
+    from typing import Annotated as UInt16
+    from typing import Annotated as UInt32
+    from typing import Annotated as UInt64
 else:
     class Shaped(_Family):
         """``Shaped[T, "b, d"]`` is ``Annotated[T, Shape("b, d")]``: an array of that

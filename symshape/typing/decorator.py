@@ -2,9 +2,10 @@
 
 Each call collects the shapes of the annotated arrays.  A call whose shapes
 were accepted before costs one dictionary lookup (the key is the tuple of the
-arrays' ``.shape``); any other call finds the plan of its ranks
-(:mod:`symshape.typing.plan`), builds it on first use, and solves the shapes
-with it.  Inside ``jax.jit`` or ``torch.export`` the check runs while tracing,
+arrays' ``.shape``, and the ``.dtype`` of those whose annotation names a dtype
+family, ``Float[T, "b d"]``); any other call checks the dtypes, then finds the
+plan of its ranks (:mod:`symshape.typing.plan`), builds it on first use, and
+solves the shapes with it.  Inside ``jax.jit`` or ``torch.export`` the check runs while tracing,
 once per trace, and costs nothing in the compiled function.
 """
 
@@ -377,9 +378,10 @@ def shapecheck(fn: Any = None, /, *, constraints: Iterable[str] = (), returns: A
                **specs: Any) -> Any:
     """Check the shapes of a function's arrays on every call.
 
-    The specs come from the annotations (``x: Shaped[np.ndarray, "b, d"]``, or
-    ``Annotated[T, Shape("b, d")]``; in containers, dataclass fields and
-    optional values too) or from the decorator's keyword arguments, which take
+    The specs come from the annotations (``x: Shaped[np.ndarray, "b, d"]``,
+    ``Float[np.ndarray, "b d"]`` and jaxtyping's other dtype families, which check
+    the dtype too, or ``Annotated[T, Shape("b, d")]``; in containers, dataclass
+    fields and optional values too) or from the decorator's keyword arguments, which take
     precedence: ``@shapecheck(x="b, d", returns="b, 4*d")``.  One set of
     dimension variables is solved from all the arrays of a call and its return
     value, under the ``constraints``.
@@ -397,7 +399,8 @@ def shapecheck(fn: Any = None, /, *, constraints: Iterable[str] = (), returns: A
     Raises:
       SymshapeError, ParseError: for bad specs (when decorating).
       ShapeMismatchError: from a call whose shapes do not match (naming the
-        argument, the axis, the spec and the variables solved so far).
+        argument, the axis, the spec and the variables solved so far), or whose
+        dtypes do not (naming the argument, its dtype and the dtypes allowed).
     """
     def decorate(f: Any) -> Any:
         if isinstance(f, type):

@@ -14,6 +14,8 @@ checkers' overhead (the undecorated call is subtracted).
 * ``first call``: decorate and call once (symshape: read the annotations, build
   the plan; jaxtyping: its first check).
 * ``jaxtyping syntax``: symshape reading jaxtyping's own strings.
+* ``Float``: symshape with jaxtyping's annotations as they are (``Float[Arr,
+  "b d"]``): the dtypes are checked too, and are part of the cache key.
 
 Prints microseconds per call and the ratio jaxtyping+beartype / symshape (> 1 means
 symshape is cheaper).
@@ -37,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 from _harness import build_label, compare, fmt_time  # noqa: E402
 
+from symshape.typing import Float as SFloat  # noqa: E402
 from symshape.typing import Shaped, shapecheck  # noqa: E402
 
 try:
@@ -81,6 +84,14 @@ def _make_symshape_jaxtyping_syntax(out: Arr) -> Callable[..., Any]:
     return layer
 
 
+def _make_symshape_float(out: Arr) -> Callable[..., Any]:
+    @shapecheck
+    def layer(x: SFloat[Arr, "b d"], w1: SFloat[Arr, "d 4*d"], w2: SFloat[Arr, "4*d d"]
+              ) -> SFloat[Arr, "b d"]:
+        return out[: x.shape[0]]
+    return layer
+
+
 def _make_plain(out: Arr) -> Callable[..., Any]:
     def layer(x: Arr, w1: Arr, w2: Arr) -> Arr:
         return out[: x.shape[0]]
@@ -92,6 +103,7 @@ MAKERS = {
     "jaxtyping+beartype": _make_jaxtyping,
     "symshape": _make_symshape,
     "symshape (jaxtyping syntax)": _make_symshape_jaxtyping_syntax,
+    "symshape (Float: dtypes too)": _make_symshape_float,
 }
 
 
@@ -155,10 +167,16 @@ def bench_torch_same_shapes(rounds: int) -> dict[str, float] | None:
            ) -> Shaped[T, "b, d"]:
         return out[: x.shape[0]]
 
+    @shapecheck
+    def sf(x: SFloat[T, "b d"], w1: SFloat[T, "d 4*d"], w2: SFloat[T, "4*d d"]
+           ) -> SFloat[T, "b d"]:
+        return out[: x.shape[0]]
+
     def plain(x: T, w1: T, w2: T) -> T:
         return out[: x.shape[0]]
 
-    fns = {"undecorated": plain, "jaxtyping+beartype": jt, "symshape": ss}
+    fns = {"undecorated": plain, "jaxtyping+beartype": jt, "symshape": ss,
+           "symshape (Float: dtypes too)": sf}
     return compare({name: (lambda f=f: f(x, w1, w2)) for name, f in fns.items()},
                    rounds=rounds)
 

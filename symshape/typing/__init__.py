@@ -9,6 +9,9 @@
 >>> stack(np.zeros((3, 9)), np.zeros(4)).shape
 (4, 9)
 
+``Float``, ``Int``, ``Bool``, ``Float32``, ... (jaxtyping's names, with its
+meaning) check the dtype too; ``Shaped`` allows any dtype.
+
 Specs are symshape's (``"b, 2*h + 1"``) or jaxtyping's (``"batch *rest #c"``);
 see :mod:`symshape.typing.dims` and the page ``docs/typing.md``.  Arrays are
 anything with ``.shape``: NumPy eagerly, JAX eagerly, under ``jax.jit`` (once
@@ -18,9 +21,39 @@ eagerly and under ``torch.export`` (``torch._check`` in the graph).
 ``import symshape.typing`` imports neither JAX nor PyTorch.
 """
 
-from symshape.typing.annotations import Shape, Shaped
+from symshape.typing.annotations import (
+    BFloat16,
+    Bool,
+    Complex,
+    Complex64,
+    Complex128,
+    Float,
+    Float16,
+    Float32,
+    Float64,
+    Inexact,
+    Int,
+    Int8,
+    Int16,
+    Int32,
+    Int64,
+    Integer,
+    Num,
+    Real,
+    Shape,
+    Shaped,
+    UInt,
+    UInt8,
+    UInt16,
+    UInt32,
+    UInt64,
+)
 from symshape.typing.decorator import shapecheck
 from symshape.typing.dims import read_spec
+from symshape.typing.dtypes import Dtypes
 from symshape.typing.plan import UnsettledShapeWarning
 
-__all__ = ["Shape", "Shaped", "UnsettledShapeWarning", "read_spec", "shapecheck"]
+__all__ = ["BFloat16", "Bool", "Complex", "Complex64", "Complex128", "Dtypes", "Float",
+           "Float16", "Float32", "Float64", "Inexact", "Int", "Int8", "Int16", "Int32", "Int64",
+           "Integer", "Num", "Real", "Shape", "Shaped", "UInt", "UInt8", "UInt16", "UInt32",
+           "UInt64", "UnsettledShapeWarning", "read_spec", "shapecheck"]

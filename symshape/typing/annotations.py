@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Union, get_args, get_origin
 
 from symshape.errors import ShapeMismatchError, SymshapeError
 from symshape.typing.dims import ArraySpec, Syntax, read_spec
+from symshape.typing.dtypes import FAMILIES, Dtypes, dtype_name, dtypes_of
 
 
 @dataclass(frozen=True)
@@ -33,16 +34,24 @@ class Shape:
       spec: a shape string in symshape's syntax (``"b, 2*h + 1"``) or
         jaxtyping's (``"batch channels"``); see :mod:`symshape.typing.dims`.
       syntax: ``"auto"`` (default), ``"symshape"`` or ``"jaxtyping"``.
+      dtype: the dtypes allowed, if not all: a family (``Float``, ``"Float"``),
+        a dtype name (``"float32"``) or a list of names.
 
     Raises:
       ParseError: for a malformed spec (when the annotation is made).
+      SymshapeError: for a ``dtype`` that is none of these.
     """
 
     spec: str
     syntax: Syntax = "auto"
+    dtype: Any = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "parsed", read_spec(self.spec, self.syntax))
+        if isinstance(self.dtype, list | set | frozenset):  # hashable, as metadata must be
+            object.__setattr__(self, "dtype", tuple(self.dtype))
+        object.__setattr__(self, "allowed",
+                           None if self.dtype is None else dtypes_of(self.dtype))
 
     @property
     def array_spec(self) -> ArraySpec:
@@ -50,34 +59,110 @@ class Shape:
         parsed: ArraySpec = self.__dict__["parsed"]
         return parsed
 
+    @property
+    def dtypes(self) -> Dtypes | None:
+        """The dtypes allowed (``None``: any)."""
+        allowed: Dtypes | None = self.__dict__["allowed"]
+        return allowed
+
+
+def _annotation(family: str, dtypes: Dtypes | None, item: Any) -> Any:
+    """``Family[T, "spec"]`` as ``Annotated[T, Shape("spec", dtype=...)]``."""
+    if isinstance(item, str):
+        return Annotated[Any, Shape(item, dtype=dtypes)]
+    if isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], str):
+        return Annotated[item[0], Shape(item[1], dtype=dtypes)]
+    raise SymshapeError(f"write {family}[ArrayType, 'spec'] or {family}['spec'], got "
+                        f"{family}[{item!r}]")
+
+
+class _Family:
+    """The annotations ``Shaped``, ``Float``, ...: ``Family[T, "spec"]`` is
+    ``Annotated[T, Shape("spec", dtype=...)]``."""
+
+    dtypes: Dtypes | None = None
+
+    def __class_getitem__(cls, item: Any) -> Any:
+        return _annotation(cls.__name__, cls.dtypes, item)
+
+    def __init__(self) -> None:
+        name = type(self).__name__
+        raise SymshapeError(f"{name} is used in annotations, {name}[ArrayType, 'spec']")
+
+
+def _family(name: str) -> Any:
+    """The annotation class of the dtype family ``name``."""
+    dtypes = FAMILIES[name]
+    doc = (f"``{name}[T, \"b, d\"]``: an array of that shape whose dtype is one of "
+           f"{dtypes.shown} (``Annotated[T, Shape(\"b, d\", dtype=\"{name}\")]``).")
+    return type(name, (_Family,), {"dtypes": dtypes, "__doc__": doc,
+                                   "__module__": __name__, "__qualname__": name})
+
 
 if TYPE_CHECKING:
-    Shaped = Annotated
+    # To static type checkers, Float[T, "b, d"] is the type T: each name is Annotated
+    # itself (imported under the name: mypy takes an assignment for a variable, and
+    # accepts the string metadata only this way).
+    from typing import Annotated as BFloat16
+    from typing import Annotated as Bool
+    from typing import Annotated as Complex
+    from typing import Annotated as Complex64
+    from typing import Annotated as Complex128
+    from typing import Annotated as Float
+    from typing import Annotated as Float16
+    from typing import Annotated as Float32
+    from typing import Annotated as Float64
+    from typing import Annotated as Inexact
+    from typing import Annotated as Int
+    from typing import Annotated as Int8
+    from typing import Annotated as Int16
+    from typing import Annotated as Int32
+    from typing import Annotated as Int64
+    from typing import Annotated as Integer
+    from typing import Annotated as Num
+    from typing import Annotated as Real
+    from typing import Annotated as Shaped
+    from typing import Annotated as UInt
+    from typing import Annotated as UInt8
+    from typing import Annotated as UInt16
+    from typing import Annotated as UInt32
+    from typing import Annotated as UInt64
 else:
-    class Shaped:
-        """``Shaped[T, "b, d"]`` is ``Annotated[T, Shape("b, d")]``; ``Shaped["b, d"]``
-        is ``Annotated[Any, Shape("b, d")]`` (for readers; static type checkers
-        understand the first form only)."""
+    class Shaped(_Family):
+        """``Shaped[T, "b, d"]`` is ``Annotated[T, Shape("b, d")]``: an array of that
+        shape, of any dtype.
 
-        def __class_getitem__(cls, item: Any) -> Any:
-            if isinstance(item, str):
-                return Annotated[Any, Shape(item)]
-            if isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], str):
-                return Annotated[item[0], Shape(item[1])]
-            raise SymshapeError(f"write Shaped[ArrayType, 'spec'] or Shaped['spec'], got "
-                                f"Shaped[{item!r}]")
+        ``Shaped["b, d"]`` is ``Annotated[Any, Shape("b, d")]`` (for readers; static
+        type checkers understand the first form only).  The annotations of a dtype
+        family, with jaxtyping's names and dtypes (``Float``, ``Int``, ``Bool``,
+        ``Float32``, ...), are written the same way and check the dtype too:
+        ``Float[T, "b, d"]`` is ``Annotated[T, Shape("b, d", dtype="Float")]``.
+        """
 
-        def __init__(self) -> None:
-            raise SymshapeError("Shaped is used in annotations, Shaped[ArrayType, 'spec']")
+    Bool, UInt, Int, Integer = (_family(n) for n in ("Bool", "UInt", "Int", "Integer"))
+    Float, Complex, Inexact, Real, Num = (
+        _family(n) for n in ("Float", "Complex", "Inexact", "Real", "Num"))
+    UInt8, UInt16, UInt32, UInt64 = (_family(f"UInt{n}") for n in (8, 16, 32, 64))
+    Int8, Int16, Int32, Int64 = (_family(f"Int{n}") for n in (8, 16, 32, 64))
+    BFloat16, Float16, Float32, Float64 = (
+        _family(n) for n in ("BFloat16", "Float16", "Float32", "Float64"))
+    Complex64, Complex128 = _family("Complex64"), _family("Complex128")
+
+DTYPE_ANNOTATIONS = ("Bool", "UInt", "Int", "Integer", "Float", "Complex", "Inexact", "Real",
+                     "Num", "UInt8", "UInt16", "UInt32", "UInt64", "Int8", "Int16", "Int32",
+                     "Int64", "BFloat16", "Float16", "Float32", "Float64", "Complex64",
+                     "Complex128")
+"""The names of the annotations that check a dtype family (besides the shape)."""
 
 
 # -- trees of annotations --------------------------------------------------------------
 
 @dataclass(frozen=True)
 class Leaf:
-    """An array with this spec."""
+    """An array with this spec (and, unless ``None``, one of these dtypes)."""
 
     spec: ArraySpec
+    dtypes: Dtypes | None = None
 
 
 @dataclass(frozen=True)
@@ -130,7 +215,7 @@ def tree_of_annotation(ann: Any, where: str, seen: frozenset[type] = frozenset()
     if origin is Annotated:
         base, *meta = get_args(ann)
         shape = _shape_meta(meta)
-        return Leaf(shape.array_spec) if shape is not None else \
+        return Leaf(shape.array_spec, shape.dtypes) if shape is not None else \
             tree_of_annotation(base, where, seen)
     if origin in (Union, types.UnionType):
         members = [a for a in get_args(ann) if a is not type(None)]
@@ -193,7 +278,7 @@ def tree_of_spec(spec: Any, where: str) -> Node:
     if isinstance(spec, str):
         return Leaf(read_spec(spec))
     if isinstance(spec, Shape):
-        return Leaf(spec.array_spec)
+        return Leaf(spec.array_spec, spec.dtypes)
     if spec is None:
         return _ANY_TREE
     if isinstance(spec, tuple | list):
@@ -274,5 +359,22 @@ def _short(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-__all__ = ["Each", "Fields", "Found", "Items", "Leaf", "Node", "Optional_", "Shape", "Shaped",
-           "collect", "tree_of_annotation", "tree_of_spec"]
+def dtype_error(name: str, dtypes: Dtypes, array: Any) -> str | None:
+    """Why the dtype of ``array`` (the array ``name``) is not one of ``dtypes``, or
+    ``None`` when it is."""
+    dtype = getattr(array, "dtype", None)
+    if dtype is None:
+        return (f"{name} is annotated with the dtype {dtypes.label} ({dtypes.shown}), but it "
+                f"has no .dtype: {_short(array)}")
+    found = dtype_name(dtype)
+    if found is None:
+        return (f"{name} is annotated with the dtype {dtypes.label} ({dtypes.shown}), but "
+                f"the name of its dtype {dtype!r} cannot be read")
+    if dtypes.allows(found):
+        return None
+    return (f"{name} has the dtype {found}, but its annotation {dtypes.label} allows only "
+            f"{dtypes.shown}")
+
+
+__all__ = ["DTYPE_ANNOTATIONS", "Each", "Fields", "Found", "Items", "Leaf", "Node", "Optional_",
+           "Shape", "Shaped", "collect", "dtype_error", "tree_of_annotation", "tree_of_spec"]

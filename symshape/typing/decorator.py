@@ -2,9 +2,10 @@
 
 Each call collects the shapes of the annotated arrays.  A call whose shapes
 were accepted before costs one dictionary lookup (the key is the tuple of the
-arrays' ``.shape``); any other call finds the plan of its ranks
-(:mod:`symshape.typing.plan`), builds it on first use, and solves the shapes
-with it.  Inside ``jax.jit`` or ``torch.export`` the check runs while tracing,
+arrays' ``.shape``, and the ``.dtype`` of those whose annotation names a dtype
+family, ``Float[T, "b d"]``); any other call checks the dtypes, then finds the
+plan of its ranks (:mod:`symshape.typing.plan`), builds it on first use, and
+solves the shapes with it.  Inside ``jax.jit`` or ``torch.export`` the check runs while tracing,
 once per trace, and costs nothing in the compiled function.
 """
 
@@ -30,10 +31,12 @@ from symshape.typing.annotations import (
     Node,
     Optional_,
     collect,
+    dtype_error,
     tree_of_annotation,
     tree_of_spec,
 )
 from symshape.typing.dims import ArraySpec, constraint_names
+from symshape.typing.dtypes import Dtypes
 from symshape.typing.plan import RETURN, Plans, UnsettledShapeWarning, readable, run_plan
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -86,8 +89,10 @@ class Checker:
         self.ret: Node | None = tree_of_spec(returns, RETURN) if returns is not None else \
             tree_of_annotation(hints.get("return"), RETURN)
         self.spec_by_id: dict[int, ArraySpec] = {}
+        # The dtypes of the specs that allow only some (a spec object is one Shape's).
+        self.dtypes_by_spec: dict[int, Dtypes] = {}
         for tree in [*(t for _, t in self.trees), self.ret]:
-            _tree_specs(tree, self.spec_by_id)
+            _tree_specs(tree, self.spec_by_id, self.dtypes_by_spec)
         if not self.trees and self.ret is None:
             raise SymshapeError(f"{self.name} has no shape annotations: annotate its arrays "
                                 "with Shaped[T, 'spec'] or pass specs to the decorator")
@@ -133,9 +138,34 @@ class Checker:
         return found, lengths
 
     # -- checking ----------------------------------------------------------------
+    def dtype_problem(self, found: Found, when: str) -> str | None:
+        """Why the dtype of an array is not one its annotation allows (the first such
+        array), or ``None``."""
+        if not self.dtypes_by_spec:
+            return None
+        for name, spec, x in found:
+            dtypes = self.dtypes_by_spec.get(id(spec))
+            if dtypes is not None:
+                why = dtype_error(name, dtypes, x)
+                if why is not None:
+                    return f"{when} {self.name}: {why.replace(RETURN, 'return')}"
+        return None
+
+    def check_dtypes(self, found: Found, when: str) -> None:
+        """Check the dtype of every array whose annotation allows only some.
+
+        Raises:
+          ShapeMismatchError: naming the array, its dtype and the dtypes allowed.
+        """
+        why = self.dtype_problem(found, when)
+        if why is not None:
+            raise ShapeMismatchError(why)
+
     def check(self, found: Found, plans: Plans, when: str,
               skip: Callable[[], tuple[str, ...]] | None = None) -> bool:
-        """Check the arrays; True when every size was an int (the key may be kept)."""
+        """Check the arrays' dtypes and shapes; True when every size was an int (the key
+        may be kept)."""
+        self.check_dtypes(found, when)
         return self.check_shapes([(n, s, tuple(x.shape)) for n, s, x in found], plans, when,
                                  skip)
 
@@ -175,14 +205,17 @@ class Checker:
                           self.checked_before(arg_triples))
 
 
-def _tree_specs(tree: Node | None, out: dict[int, ArraySpec]) -> None:
+def _tree_specs(tree: Node | None, out: dict[int, ArraySpec], dtypes: dict[int, Dtypes]
+                ) -> None:
     if type(tree) is Leaf:
         out[id(tree.spec)] = tree.spec
+        if tree.dtypes is not None:
+            dtypes[id(tree.spec)] = tree.dtypes
     elif isinstance(tree, Optional_ | Each):
-        _tree_specs(tree.inner, out)
+        _tree_specs(tree.inner, out, dtypes)
     elif isinstance(tree, Items | Fields):
         for t in tree.trees:
-            _tree_specs(t, out)
+            _tree_specs(t, out, dtypes)
 
 
 def _tree_names(tree: Node | None, out: set[str]) -> None:
@@ -226,6 +259,13 @@ def _simple_positions(sig: inspect.Signature, trees: list[tuple[inspect.Paramete
     return tuple(out)
 
 
+def _dtype_key(x: Any) -> tuple[type, Any]:
+    """The dtype of ``x`` in a cache key: with its type, so that no two dtypes of
+    different libraries that compare equal share an entry."""
+    dtype = getattr(x, "dtype", None)
+    return type(dtype), dtype
+
+
 def _remember(accepted: set[Any], key: Any) -> None:
     """Keep an accepted key (bounded; a ``.shape`` that is not hashable is not kept)."""
     if len(accepted) >= _MAX_ACCEPTED:
@@ -240,15 +280,20 @@ def _wrap_function(fn: Callable[..., Any], checker: Checker) -> Callable[..., An
     accepted = checker.accepted
     accepted_return = checker.accepted_return
     ret_leaf = type(checker.ret) is Leaf
+    ret_dtyped = type(checker.ret) is Leaf and checker.ret.dtypes is not None
     # (position, name, spec) of each array on the positional path.
     fast = [] if positions is None else [
         (i, p.name, tree.spec) for i, (p, tree) in zip(positions, checker.trees, strict=True)
         if type(tree) is Leaf]
+    # The positions whose dtype is checked: their dtypes are part of the key too.
+    dtyped = tuple(i for i, _, spec in fast if id(spec) in checker.dtypes_by_spec)
+    dtypes_by_spec = checker.dtypes_by_spec
 
     def found_of(key_args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Found]:
         found, lengths = checker.arg_found(key_args, kwargs)
         # Tagged: never equal to the key of the positional path (a tuple of shapes).
-        return ("by name", tuple(lengths), tuple(x.shape for _, _, x in found)), found
+        return ("by name", tuple(lengths), tuple(x.shape for _, _, x in found),
+                tuple(_dtype_key(x) for _, s, x in found if id(s) in dtypes_by_spec)), found
 
     number = dynamo.register(checker)
 
@@ -258,12 +303,14 @@ def _wrap_function(fn: Callable[..., Any], checker: Checker) -> Callable[..., An
             found: Found = [(name, spec, args[i]) for i, name, spec in fast]
         else:
             found = checker.arg_found(args, kwargs)[0]
+        dynamo.check_dtypes(checker, found, "in the call of")
         triples = [(n, s, tuple(x.shape)) for n, s, x in found]
         dynamo.check(number, triples, len(triples), False)
         out = fn(*args, **kwargs)
         if checker.ret is not None:
             ret_found: Found = []
             collect(checker.ret, out, RETURN, ret_found, [])
+            dynamo.check_dtypes(checker, ret_found, "the value returned by")
             dynamo.check(number, triples + [(n, s, tuple(x.shape)) for n, s, x in ret_found],
                          len(triples), True)
         return out
@@ -276,7 +323,9 @@ def _wrap_function(fn: Callable[..., Any], checker: Checker) -> Callable[..., An
         found: Found | None = None
         if positions is not None and not kwargs and len(args) >= needed:
             try:
-                key = tuple([args[i].shape for i in positions])
+                key = tuple([args[i].shape for i in positions]) if not dtyped else \
+                    tuple([args[i].shape for i in positions]
+                          + [_dtype_key(args[i]) for i in dtyped])
                 hit = key in accepted
             except (AttributeError, TypeError):
                 key, hit = None, False
@@ -300,7 +349,7 @@ def _wrap_function(fn: Callable[..., Any], checker: Checker) -> Callable[..., An
         rkey = None
         if ret_leaf:
             try:
-                rkey = (key, out.shape)
+                rkey = (key, out.shape, _dtype_key(out)) if ret_dtyped else (key, out.shape)
                 if rkey in accepted_return:
                     return out
             except (AttributeError, TypeError):
@@ -329,9 +378,10 @@ def shapecheck(fn: Any = None, /, *, constraints: Iterable[str] = (), returns: A
                **specs: Any) -> Any:
     """Check the shapes of a function's arrays on every call.
 
-    The specs come from the annotations (``x: Shaped[np.ndarray, "b, d"]``, or
-    ``Annotated[T, Shape("b, d")]``; in containers, dataclass fields and
-    optional values too) or from the decorator's keyword arguments, which take
+    The specs come from the annotations (``x: Shaped[np.ndarray, "b, d"]``,
+    ``Float[np.ndarray, "b d"]`` and jaxtyping's other dtype families, which check
+    the dtype too, or ``Annotated[T, Shape("b, d")]``; in containers, dataclass
+    fields and optional values too) or from the decorator's keyword arguments, which take
     precedence: ``@shapecheck(x="b, d", returns="b, 4*d")``.  One set of
     dimension variables is solved from all the arrays of a call and its return
     value, under the ``constraints``.
@@ -349,7 +399,8 @@ def shapecheck(fn: Any = None, /, *, constraints: Iterable[str] = (), returns: A
     Raises:
       SymshapeError, ParseError: for bad specs (when decorating).
       ShapeMismatchError: from a call whose shapes do not match (naming the
-        argument, the axis, the spec and the variables solved so far).
+        argument, the axis, the spec and the variables solved so far), or whose
+        dtypes do not (naming the argument, its dtype and the dtypes allowed).
     """
     def decorate(f: Any) -> Any:
         if isinstance(f, type):
@@ -387,6 +438,8 @@ def _wrap_class(cls: type, constraints: Iterable[str]) -> type:
     if tree is None:
         raise SymshapeError(f"{cls.__qualname__} has no fields with shape annotations")
     plans = Plans(tuple(constraints), before_call=False)
+    dtypes: dict[int, Dtypes] = {}
+    _tree_specs(tree, {}, dtypes)
     original = cls.__init__
 
     @functools.wraps(original)
@@ -396,6 +449,10 @@ def _wrap_class(cls: type, constraints: Iterable[str]) -> type:
         collect(tree, self, "self", found, [])
         shapes = {n: tuple(x.shape) for n, _, x in found}
         triples = [(n, s, shapes[n]) for n, s, _ in found]
+        for n, s, x in found:
+            why = dtype_error(n, dtypes[id(s)], x) if id(s) in dtypes else None
+            if why is not None:
+                raise ShapeMismatchError(f"in the fields of {cls.__qualname__}: {why}")
         try:
             run_plan(plans.get(triples), shapes)
         except ShapeMismatchError as err:

@@ -120,4 +120,19 @@ def check(number: str, triples: list[tuple[str, Any, tuple[Any, ...]]], n_args: 
             torch._check(pred, lambda message=message: message)
 
 
-__all__ = ["check", "register", "tracing"]
+
+
+def check_dtypes(checker: Checker, found: list[tuple[str, Any, Any]], when: str) -> None:
+    """Check the dtypes of the arrays while dynamo traces.
+
+    Dtypes are static in a trace, so dynamo follows the check as Python; a
+    mismatch is a ``torch._check`` on a constant False, which fails the
+    compilation with the message (an exception raised here would reach the
+    user as dynamo's own report, without it)."""
+    why = checker.dtype_problem(found, when)
+    if why is not None:
+        torch = sys.modules["torch"]
+        torch._check(False, lambda: why)
+
+
+__all__ = ["check", "check_dtypes", "register", "tracing"]

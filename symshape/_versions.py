@@ -99,6 +99,16 @@ def position(r: FrameworkRange, installed: str) -> str:
     return "tested"
 
 
+def tested_range(r: FrameworkRange, installed: str) -> str:
+    """What was tested, against what is installed: the tail of every message of an
+    adapter's version gate (``symshape.jax was tested with jax 0.10.2 and older ...``)."""
+    where = {"older": "older than", "newer": "newer than",
+             "tested": "within"}[position(r, installed)]
+    return (f"symshape.{r.package} was tested with {r.package} {r.newest} and older releases "
+            f"down to {r.oldest}; {r.package} {installed} is installed, {where} the tested "
+            f"range {r.requirement()}")
+
+
 def pins(which: str) -> list[str]:
     """The requirements that install exactly the ``oldest`` (or ``newest``) tested
     release of every framework, companions included: what CI's version legs install."""

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from support.errors import chain_text
 
 import symshape
 from symshape import ShapeMismatchError
@@ -21,16 +22,6 @@ from symshape.jax.ir import _runtime_introot  # noqa: E402
 
 PLATFORMS = ("cpu", "cuda", "tpu")
 
-
-def chain_text(err: BaseException) -> str:
-    """The messages of an exception and its causes (JAX reports a failed runtime
-    shape assertion as 'Error refining shapes', caused by the assertion's error)."""
-    parts = []
-    e: BaseException | None = err
-    while e is not None:
-        parts.append(str(e))
-        e = e.__cause__ or e.__context__
-    return "\n".join(parts)
 
 
 def messages_in(mlir: str) -> list[str]:

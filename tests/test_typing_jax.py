@@ -14,6 +14,7 @@ import warnings
 from typing import Any
 
 import pytest
+from support.errors import chain_text
 
 from symshape import ShapeMismatchError
 from symshape.typing import Shaped, UnsettledShapeWarning, shapecheck
@@ -46,16 +47,6 @@ def z(*shape: Any) -> Any:
 def sds(*shape: Any) -> Any:
     return jax.ShapeDtypeStruct(shape, jnp.float32)
 
-
-def chain_text(err: BaseException) -> str:
-    """The messages of an exception and its causes (JAX reports a failed run-time
-    shape assertion as 'Error refining shapes', caused by the assertion's error)."""
-    parts = []
-    e: BaseException | None = err
-    while e is not None:
-        parts.append(str(e))
-        e = e.__cause__ or e.__context__
-    return "\n".join(parts)
 
 
 def our_assertions(mlir: str) -> list[str]:

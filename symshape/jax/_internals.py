@@ -56,12 +56,7 @@ class JaxInternalsError(RuntimeError):
 
 def _tested_range() -> str:
     """What was tested, against what is installed: the tail of every version message."""
-    r = _versions.JAX
-    where = {"older": "older than", "newer": "newer than",
-             "tested": "within"}[_versions.position(r, JAX_VERSION)]
-    return (f"symshape.jax was tested with jax {r.newest} and older releases down to "
-            f"{r.oldest}; jax {JAX_VERSION} is installed, {where} the tested range "
-            f"{r.requirement()}")
+    return _versions.tested_range(_versions.JAX, JAX_VERSION)
 
 
 if _versions.position(_versions.JAX, JAX_VERSION) == "older":

@@ -43,12 +43,7 @@ class TorchInternalsError(SymshapeError):
 
 def tested_range() -> str:
     """What was tested, against what is installed (the tail of the version messages)."""
-    r = _versions.TORCH
-    where = {"older": "older than", "newer": "newer than",
-             "tested": "within"}[_versions.position(r, TORCH_VERSION)]
-    return (f"symshape.torch was tested with torch {r.newest} and older releases down to "
-            f"{r.oldest}; torch {TORCH_VERSION} is installed, {where} the tested range "
-            f"{r.requirement()}")
+    return _versions.tested_range(_versions.TORCH, TORCH_VERSION)
 
 
 if _versions.position(_versions.TORCH, TORCH_VERSION) == "older":

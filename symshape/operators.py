@@ -76,6 +76,15 @@ class Op(StrEnum):
     POW = ("pow", 2, "^", None)
     """``x ^ n`` or ``x ** n`` with ``n`` a non-negative integer literal."""
 
+    @classmethod
+    def of(cls, kind: str) -> Op:
+        """The operator of a node's kind (``"max"``); :class:`ValueError` for another
+        string."""
+        op = cls._value2member_map_.get(kind)
+        if op is None:
+            raise ValueError(f"{kind!r} is not an operator of the syntax trees")
+        return op  # type: ignore[return-value]
+
 
 class Cmp(StrEnum):
     """A comparison operator, as spelled in comparison texts and in the
@@ -102,6 +111,15 @@ class Cmp(StrEnum):
     NE = ("!=", "ne")
     GT = (">", "gt")
     LT = ("<", "lt")
+
+    @classmethod
+    def of(cls, spelling: str) -> Cmp:
+        """The comparison spelled ``spelling`` (``">="``); :class:`ValueError` for
+        another string."""
+        op = cls._value2member_map_.get(spelling)
+        if op is None:
+            raise ValueError(f"{spelling!r} is not a comparison operator")
+        return op  # type: ignore[return-value]
 
     @property
     def negated(self) -> Cmp:

@@ -50,6 +50,14 @@ def test_members_are_the_kind_strings() -> None:
     assert {op.arity for op in BINARY} == {2} and Op.NEG.arity == 1
     assert set(BINARY) | set(ONE_SUBTREE) == set(Op)
     assert {op.function for op in FUNCTIONS} == {"floordiv", "mod", "max", "min"}
+    for op in Op:
+        assert Op.of(op.value) is op
+    for c in Cmp:
+        assert Cmp.of(c.value) is c
+    with pytest.raises(ValueError):
+        Op.of("var")
+    with pytest.raises(ValueError):
+        Cmp.of("=<")
     for c in Cmp:
         assert c.negated.negated is c and c.flipped.flipped is c
         assert c.negated != c and type(c.value) is str

@@ -34,6 +34,7 @@ from functools import lru_cache
 from typing import Any, Final, NamedTuple
 
 from symshape._resources import grammar_text
+from symshape.operators import FUNCTIONS, Op
 from symshape.util import digits_to_int
 
 __all__ = ["START_WHAT", "FastParser", "Terminal", "fast_parser", "function_name",
@@ -51,8 +52,15 @@ START_WHAT: Final = {
 
 
 def function_name(call_token: str) -> str:
-    """``"max"`` from the CALL token ``"max("`` or ``"max ("``."""
-    return call_token.rstrip("( \t\f\r\n")
+    """``"max"`` from the CALL token ``"max("`` or ``"max ("``: the kind of the
+    call's node (:class:`symshape.operators.Op`), for the functions it names."""
+    name = call_token.rstrip("( \t\f\r\n")
+    return _FUNCTION_KINDS.get(name, name)
+
+
+# function name -> the kind string of its node (the same string, shared)
+_FUNCTION_KINDS: Final[dict[str, str]] = {
+    op.function: op.value for op in FUNCTIONS if op.function is not None}
 
 
 
@@ -154,8 +162,11 @@ def read_terminals(grammar: str) -> tuple[list[Terminal], set[str]] | None:
 # --------------------------------------------------------------------------- parser
 
 # The terminal names the parser below understands, by role.
-_BINARY_OPS: Final = {"PLUS": "add", "MINUS": "sub", "STAR": "mul", "DSLASH": "floordiv",
-                      "PERCENT": "mod"}
+_BINARY_OPS: Final[dict[str, str]] = {
+    "PLUS": Op.ADD.value, "MINUS": Op.SUB.value, "STAR": Op.MUL.value,
+    "DSLASH": Op.FLOORDIV.value, "PERCENT": Op.MOD.value}
+_NEG: Final[str] = Op.NEG.value
+_POW: Final[str] = Op.POW.value
 _ADDITIVE: Final = frozenset({"PLUS", "MINUS"})
 KNOWN_TERMINALS: Final = frozenset({
     "CALL", "RESERVED", "NAME", "INT", "UNDERSCORE", "ELLIPSIS", "PLUS", "MINUS", "STAR",
@@ -355,7 +366,7 @@ def _exponent(toks: list[tuple[str, str, int]], i: int) -> tuple[int, int]:
 def _apply_prefix(node: Any, prefix: list[tuple[str, int]]) -> Any:
     for kind, col in reversed(prefix):
         # unary plus makes no node; the operand starts at the '+'
-        node = ("neg", col, node) if kind == "MINUS" else (node[0], col, *node[2:])
+        node = (_NEG, col, node) if kind == "MINUS" else (node[0], col, *node[2:])
     return node
 
 
@@ -455,7 +466,7 @@ def _parse(toks: list[tuple[str, str, int]], start: str) -> Any:
         while True:
             if toks[i][0] == "POW":
                 exponent, i = _exponent(toks, i + 1)
-                node = ("pow", node[1], node, exponent)
+                node = (_POW, node[1], node, exponent)
             if prefix:
                 node = _apply_prefix(node, prefix)
             seq.append(node)

@@ -32,6 +32,7 @@ from symshape._fastparse import (
 )
 from symshape._resources import grammar_text
 from symshape.errors import ParseError
+from symshape.operators import Op
 from symshape.util import digits_to_int
 
 __all__ = ["parse", "parser"]
@@ -140,6 +141,12 @@ def _token_type(tok: Token) -> str:
     return str(tok.type)
 
 
+# the kinds of the nodes the transformer makes itself (the binary ones come
+# from group_operators and function_name)
+_NEG: Final = Op.NEG.value
+_POW: Final = Op.POW.value
+
+
 class _ToAst(lark.Transformer):
     """Builds the AST while the LALR parser reduces (``Lark(transformer=...)``).
 
@@ -171,14 +178,14 @@ class _ToAst(lark.Transformer):
         return (x[0], c[0].start_pos + 1, *x[2:])
 
     def neg(self, c: list[Any]) -> Any:
-        return ("neg", c[0].start_pos + 1, c[1])
+        return (_NEG, c[0].start_pos + 1, c[1])
 
     def pow(self, c: list[Any]) -> Any:
         base, exponent = c[0], c[2]
         if exponent[0] != "int":
             raise _SemanticError("the exponent must be a non-negative integer literal",
                                  exponent[1], "a number such as 2")
-        return ("pow", base[1], base, exponent[2])
+        return (_POW, base[1], base, exponent[2])
 
     def call(self, c: list[Any]) -> Any:
         # CALL is the function name and its "(" as one token: "max(", "mod ("

@@ -9,7 +9,7 @@ Scopes use it for their constraint texts, so it never imports the scope
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from symshape import parsing
 from symshape.algebra.atoms import ONE
@@ -18,21 +18,27 @@ from symshape.algebra.floordiv import floordiv, mod
 from symshape.algebra.maxmin import max_expr, min_expr
 from symshape.echo import echo
 from symshape.errors import ParseError, SymshapeError
+from symshape.operators import BINARY, ONE_SUBTREE, Op, kind_table, kinds
 
 if TYPE_CHECKING:
     from symshape.scope import SymbolicScope
 
 Dim = DimExpr | int
 
-_BINARY: dict[str, Callable[[Any, Any], Any]] = {
-    "add": lambda x, y: x + y,
-    "sub": lambda x, y: x - y,
-    "mul": lambda x, y: x * y,
-    "floordiv": floordiv,
-    "mod": mod,
-    "max": max_expr,
-    "min": min_expr,
-}
+_BINARY: dict[str, Callable[[Any, Any], Any]] = kind_table({
+    Op.ADD: lambda x, y: x + y,
+    Op.SUB: lambda x, y: x - y,
+    Op.MUL: lambda x, y: x * y,
+    Op.FLOORDIV: floordiv,
+    Op.MOD: mod,
+    Op.MAX: max_expr,
+    Op.MIN: min_expr,
+}, required=BINARY)
+"""The expression operation of each binary operator of the syntax trees."""
+_NEG: Final[str] = Op.NEG.value
+_POW: Final[str] = Op.POW.value
+_ONE_SUBTREE: Final = kinds(ONE_SUBTREE)
+_ADD: Final[str] = Op.ADD.value
 
 
 def build(node: tuple[Any, ...], scope: SymbolicScope, text: str = "",
@@ -76,7 +82,7 @@ def build(node: tuple[Any, ...], scope: SymbolicScope, text: str = "",
             memo[key] = scope.var(current[2])
             stack.pop()
             continue
-        if kind == "neg" or kind == "pow":
+        if kind in _ONE_SUBTREE:
             children: tuple[Any, ...] | list[Any] = (current[2],)
         elif kind in _BINARY:
             children = (current[2], current[3])
@@ -98,7 +104,7 @@ def build(node: tuple[Any, ...], scope: SymbolicScope, text: str = "",
     return memo[id(node)]
 
 
-_SUMS = frozenset({"add", "sub"})
+_SUMS = kinds((Op.ADD, Op.SUB))
 _LONG_SUM = 8  # operands from which a written sum is added up in one pass
 _SHALLOW_TEXT = 120  # characters up to which build() may recurse
 
@@ -117,7 +123,7 @@ def _build_shallow(node: tuple[Any, ...], scope: SymbolicScope, text: str,
     got = memo.get(key)
     if got is not None:
         return got
-    if kind == "neg" or kind == "pow":
+    if kind in _ONE_SUBTREE:
         out = _combine(node, [_build_shallow(node[2], scope, text, memo)], text)
     elif kind in _BINARY:
         if kind in _SUMS and _long_spine(node, memo):
@@ -151,7 +157,7 @@ def _sum_spine(node: tuple[Any, ...], memo: dict[int, Dim]) -> list[tuple[int, A
     into (stopping at a partial sum already built)."""
     spine: list[tuple[int, Any]] = []
     while node[0] in _SUMS and id(node) not in memo:
-        spine.append((1 if node[0] == "add" else -1, node[3]))
+        spine.append((1 if node[0] == _ADD else -1, node[3]))
         node = node[2]
     spine.append((1, node))
     spine.reverse()
@@ -200,10 +206,10 @@ def _sum(operands: list[tuple[int, Dim]], scope: SymbolicScope) -> Dim:
 def _combine(node: tuple[Any, ...], args: list[Dim], text: str) -> Dim:
     """The expression of ``node`` from the expressions of its operands."""
     kind = node[0]
-    if kind == "neg":
+    if kind == _NEG:
         return -args[0]
     try:
-        if kind == "pow":
+        if kind == _POW:
             return dim_power(args[0], node[3])
         return _BINARY[kind](args[0], args[1])
     except ZeroDivisionError as err:

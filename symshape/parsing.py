@@ -15,6 +15,9 @@ at that ``(`` or ``+``:
   ``("max", col, x, y)`` and ``("min", col, x, y)``.
 * ``("pow", col, x, n)`` for ``x ^ n`` or ``x ** n``; ``n`` is a Python ``int``:
   the exponent must be a non-negative integer literal, possibly parenthesised.
+
+The operators' kinds, arities and spellings are :class:`symshape.operators.Op`
+(the trees carry their plain strings).
 * ``("_", col)`` and ``("...", col)``: placeholders, only in shape specs.
 
 Precedence and associativity follow Python: ``+ -`` bind loosest, then
@@ -50,6 +53,7 @@ from typing import Any, Final, TypeAlias
 
 from symshape._fastparse import START_WHAT, fast_parser
 from symshape.errors import ParseError
+from symshape.operators import BINARY, ONE_SUBTREE, Op, kinds
 from symshape.util import TextCache
 
 __all__ = [
@@ -69,7 +73,8 @@ Node: TypeAlias = tuple[Any, ...]
 """An AST node ``(kind, column, *operands)``; see the module docstring."""
 
 Comparison: TypeAlias = tuple[str, Node, Node]
-"""``(op, left, right)`` with ``op`` one of ``">=" "<=" "==" ">" "<" "!="``."""
+"""``(op, left, right)`` with ``op`` one of ``">=" "<=" "==" ">" "<" "!="``
+(the spellings of :class:`symshape.operators.Cmp`)."""
 
 MAX_TEXT_LENGTH: Final = 100_000
 """Longest accepted input, in characters."""
@@ -86,8 +91,11 @@ _CACHE_SIZE: Final = 2048  # texts per generation of a TextCache
 
 # Sums and products of sums and products form one level (the algebra keeps them
 # as one flat polynomial); every other node kind nests.
-_FLAT: Final = frozenset({"add", "sub", "mul"})
-_BINARY_KINDS: Final = frozenset({"add", "sub", "mul", "floordiv", "mod", "max", "min"})
+_FLAT: Final = kinds((Op.ADD, Op.SUB, Op.MUL))
+_BINARY_KINDS: Final = kinds(BINARY)
+_NEG: Final = Op.NEG.value
+_POW: Final = Op.POW.value
+_ONE_SUBTREE: Final = kinds(ONE_SUBTREE)
 _LONG_INT: Final = re.compile(f"[0-9]{{{MAX_INT_DIGITS + 1},}}")
 
 
@@ -135,7 +143,7 @@ def _too_deep(node: Node) -> Node | None:
             flat = kind in _FLAT
             for child in (current[3], current[2]):
                 stack.append((child, depth if flat and child[0] in _FLAT else depth + 1))
-        elif kind == "neg" or kind == "pow":
+        elif kind in _ONE_SUBTREE:
             stack.append((current[2], depth + 1))
     return None
 
@@ -229,16 +237,16 @@ def share_subtrees(node: Node, table: dict[tuple[Any, ...], Node]) -> Node:
             continue
         if not children_done:
             stack.append((current, True))
-            if len(current) == 4 and kind != "pow":
+            if len(current) == 4 and kind != _POW:
                 stack.append((current[3], False))
             stack.append((current[2], False))
             continue
         key: tuple[Any, ...]
-        if kind == "neg":
+        if kind == _NEG:
             x = done.pop()
             new: Node = (kind, current[1], x)
             key = (kind, id(x))
-        elif kind == "pow":
+        elif kind == _POW:
             x = done.pop()
             new = (kind, current[1], x, current[3])
             key = (kind, id(x), current[3])

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
 from symshape.errors import InconclusiveDimensionOperation, SymshapeError
+from symshape.operators import Cmp
 from symshape.present import (
     explanation_with_suggestions,
     format_bounds,
@@ -75,16 +76,17 @@ def _normal_form(text: str) -> tuple[str, ...]:
     from symshape.scope import SymbolicScope
     from symshape.shapes import parse_comparison_in_scope
     forms = []
-    for op, lhs, rhs in parse_comparison_in_scope(text, SymbolicScope()):
-        if op in ("<=", "<"):
-            lhs, rhs, op = rhs, lhs, (">=" if op == "<=" else ">")
-        if op == ">":
-            rhs, op = rhs + 1, ">="
+    for spelling, lhs, rhs in parse_comparison_in_scope(text, SymbolicScope()):
+        op = Cmp.of(spelling)
+        if op in (Cmp.LE, Cmp.LT):
+            lhs, rhs, op = rhs, lhs, op.flipped
+        if op is Cmp.GT:
+            rhs, op = rhs + 1, Cmp.GE
         diff = lhs - rhs
-        if op == "==":
+        if op is Cmp.EQ:
             forms.append("== " + min(str(diff), str(-diff)))
         else:
-            forms.append(f"{op} {diff}")
+            forms.append(f"{op.value} {diff}")
     return tuple(sorted(forms))
 
 

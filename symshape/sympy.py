@@ -52,12 +52,13 @@ from symshape.algebra.dimexpr import DimExpr
 from symshape.algebra.floordiv import floordiv, mod
 from symshape.algebra.maxmin import max_expr, min_expr
 from symshape.errors import ParseError, SymshapeError
+from symshape.operators import BINARY, FUNCTIONS, Cmp, Op, kind_table
 from symshape.scope import SymbolicScope
 
 Dim = DimExpr | int
 
 _NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
-_RESERVED = frozenset({"floordiv", "mod", "max", "min"})
+_RESERVED = frozenset(op.function for op in FUNCTIONS)
 _TORCH_MODULE = "torch.utils._sympy"
 
 
@@ -111,27 +112,26 @@ def _from_node(node: tuple[Any, ...]) -> Any:
         return sympy.Integer(node[2])
     if kind == "var":
         return symbol(node[2])
-    if kind == "neg":
+    if kind == Op.NEG:
         return -_from_node(node[2])
-    if kind == "pow":
+    if kind == Op.POW:
         return _from_node(node[2]) ** node[3]
-    x = _from_node(node[2])
-    y = _from_node(node[3])
-    if kind == "add":
-        return x + y
-    if kind == "sub":
-        return x - y
-    if kind == "mul":
-        return x * y
-    if kind == "floordiv":
-        return sympy.floor(x / y)
-    if kind == "mod":
-        return sympy.Mod(x, y)
-    if kind == "max":
-        return sympy.Max(x, y)
-    if kind == "min":
-        return sympy.Min(x, y)
-    raise SympyConversionError(f"unexpected node {kind!r} in a dimension expression")
+    build = _FROM_BINARY.get(kind)
+    if build is None:
+        raise SympyConversionError(f"unexpected node {kind!r} in a dimension expression")
+    return build(_from_node(node[2]), _from_node(node[3]))
+
+
+_FROM_BINARY: dict[str, Callable[[Any, Any], Any]] = kind_table({
+    Op.ADD: lambda x, y: x + y,
+    Op.SUB: lambda x, y: x - y,
+    Op.MUL: lambda x, y: x * y,
+    Op.FLOORDIV: lambda x, y: sympy.floor(x / y),
+    Op.MOD: lambda x, y: sympy.Mod(x, y),
+    Op.MAX: lambda x, y: sympy.Max(x, y),
+    Op.MIN: lambda x, y: sympy.Min(x, y),
+}, required=BINARY)
+"""The sympy expression of each binary operator of the syntax trees."""
 
 
 def _structural(e: Dim) -> Any:
@@ -362,11 +362,10 @@ def from_sympy(expr: Any, scope: SymbolicScope | None = None, *,
     return _Reader(sc, symbols, str(expr)).read(expr)
 
 
-_RELATIONS: dict[str, str] = {
-    "Equality": "==", "Unequality": "!=", "GreaterThan": ">=", "StrictGreaterThan": ">",
-    "LessThan": "<=", "StrictLessThan": "<",
+_RELATIONS: dict[str, Cmp] = {
+    "Equality": Cmp.EQ, "Unequality": Cmp.NE, "GreaterThan": Cmp.GE,
+    "StrictGreaterThan": Cmp.GT, "LessThan": Cmp.LE, "StrictLessThan": Cmp.LT,
 }
-_NEGATED = {"==": "!=", "!=": "==", ">=": "<", ">": "<=", "<=": ">", "<": ">="}
 
 
 def claims_from_sympy(cond: Any, scope: SymbolicScope | None = None, *,
@@ -401,10 +400,10 @@ def claims_from_sympy(cond: Any, scope: SymbolicScope | None = None, *,
         if op is None or not isinstance(c, sympy.core.relational.Relational):
             raise reader.fail(f"'{c}' is not a comparison or a conjunction of comparisons")
         if negate:
-            op = _NEGATED[op]
+            op = op.negated
         lhs = reader.read(c.args[0])
         rhs = reader.read(c.args[1])
-        out.append(f"{lhs} {op} {rhs}")
+        out.append(f"{lhs} {op.value} {rhs}")
 
     walk(cond, False)
     return out

@@ -27,6 +27,7 @@ from symshape.algebra.maxmin import max_expr, min_expr
 from symshape.algebra.poly import Terms
 from symshape.errors import ParseError, SymshapeError, UnsatisfiableConstraintsError
 from symshape.jax import _internals as jx
+from symshape.operators import FUNCTIONS, Op, kind_table
 from symshape.scope import Constraint, SymbolicScope
 
 Dim = DimExpr | int
@@ -284,7 +285,9 @@ def bridge_for_jax(jax_scope: Any) -> Bridge:
     return b
 
 
-_BUILD = {"floordiv": floordiv, "mod": mod, "max": max_expr, "min": min_expr}
+# JAX's dimension operations, named as the functions of the syntax trees
+_BUILD = kind_table({Op.FLOORDIV: floordiv, Op.MOD: mod, Op.MAX: max_expr, Op.MIN: min_expr},
+                    required=FUNCTIONS)
 
 
 def expr_from_jax(e: Any, bridge: Bridge) -> Dim:

@@ -25,11 +25,28 @@ from jax import lax
 
 from symshape.errors import ShapeMismatchError
 from symshape.jax import _internals as jx
+from symshape.operators import BINARY, Op, kind_table, kinds
 from symshape.shapecheck.program import COMPARE, INT_BINARY, Program, format_message, poly_value
 from symshape.shapecheck.program import introot as _py_introot
 
 DimValue = Callable[[int, int], Any]
 """``dim_value(arg_index, axis)``: the size of that axis (int, JAX dimension or JAX value)."""
+
+
+# The binary operators on runtime (traced) integer values.
+_RUNTIME_OPS: dict[str, Callable[[Any, Any], Any]] = kind_table({
+    Op.ADD: lambda x, y: x + y,
+    Op.SUB: lambda x, y: x - y,
+    Op.MUL: lambda x, y: x * y,
+    Op.FLOORDIV: lambda x, y: jnp.floor_divide(x, y),
+    Op.MOD: lambda x, y: jnp.remainder(x, y),
+    Op.MAX: lambda x, y: lax.max(x, y),
+    Op.MIN: lambda x, y: lax.min(x, y),
+}, required=BINARY)
+_MAX = Op.MAX.value
+_MIN = Op.MIN.value
+_FLOORDIV = Op.FLOORDIV.value
+_DIVMOD = kinds((Op.FLOORDIV, Op.MOD))
 
 
 class NeedsRuntime(Exception):
@@ -96,31 +113,18 @@ class Runner:
         ``max``, ...): folded when both are known while tracing, emitted as
         integer ops on runtime values otherwise."""
         if not (_is_runtime(x) or _is_runtime(y)):
-            if op == "max":
+            if op == _MAX:
                 return jx.max_dim(x, y) if jx.is_jax_dim_expr(x) or jx.is_jax_dim_expr(y) \
                     else max(int(x), int(y))
-            if op == "min":
+            if op == _MIN:
                 return jx.min_dim(x, y) if jx.is_jax_dim_expr(x) or jx.is_jax_dim_expr(y) \
                     else min(int(x), int(y))
-            if op in ("floordiv", "mod") and jx.is_jax_dim_expr(y):
+            if op in _DIVMOD and jx.is_jax_dim_expr(y):
                 # JAX folds floordiv/mod by a symbolic divisor only when exact; keep
                 # it symbolic (JAX's factor) -- the program guarantees y >= 1.
-                return x // y if op == "floordiv" else x % y
+                return x // y if op == _FLOORDIV else x % y
             return INT_BINARY[op](x, y)
-        xr, yr = self._runtime(x), self._runtime(y)
-        if op == "add":
-            return xr + yr
-        if op == "sub":
-            return xr - yr
-        if op == "mul":
-            return xr * yr
-        if op == "floordiv":
-            return jnp.floor_divide(xr, yr)
-        if op == "mod":
-            return jnp.remainder(xr, yr)
-        if op == "max":
-            return lax.max(xr, yr)
-        return lax.min(xr, yr)
+        return _RUNTIME_OPS[op](self._runtime(x), self._runtime(y))
 
     def _compare(self, op: str, x: Any, y: Any) -> Any:
         if not (_is_runtime(x) or _is_runtime(y)):

@@ -58,6 +58,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
 from symshape.errors import ShapeMismatchError
+from symshape.operators import BINARY, Cmp, Op, kind_table
 from symshape.printing import dim_text
 
 MAX_MESSAGE_INPUTS = 32
@@ -156,24 +157,34 @@ def _introot_step(params: tuple[int, ...], x: int) -> int:
     return introot(params[0], params[1:], x)
 
 
-INT_BINARY: Mapping[str, Callable[[int, int], int]] = {
-    "add": lambda x, y: x + y,
-    "sub": lambda x, y: x - y,
-    "mul": lambda x, y: x * y,
-    "floordiv": _floordiv,
-    "mod": _mod,
-    "max": lambda x, y: x if x >= y else y,
-    "min": lambda x, y: x if x <= y else y,
-}
-"""Integer binary ops and their Python semantics."""
+INT_BINARY: Mapping[str, Callable[[int, int], int]] = kind_table({
+    Op.ADD: lambda x, y: x + y,
+    Op.SUB: lambda x, y: x - y,
+    Op.MUL: lambda x, y: x * y,
+    Op.FLOORDIV: _floordiv,
+    Op.MOD: _mod,
+    Op.MAX: lambda x, y: x if x >= y else y,
+    Op.MIN: lambda x, y: x if x <= y else y,
+}, required=BINARY)
+"""Integer binary ops and their Python semantics: the binary operators of the
+syntax trees (:data:`symshape.operators.BINARY`), under the same names."""
 
 COMPARE: Mapping[str, Callable[[int, int], bool]] = {
-    "eq": lambda x, y: x == y,
-    "ne": lambda x, y: x != y,
-    "ge": lambda x, y: x >= y,
-    "gt": lambda x, y: x > y,
+    Cmp.EQ.word: lambda x, y: x == y,
+    Cmp.NE.word: lambda x, y: x != y,
+    Cmp.GE.word: lambda x, y: x >= y,
+    Cmp.GT.word: lambda x, y: x > y,
 }
-"""Comparisons of two ints, giving booleans."""
+"""Comparisons of two ints, giving booleans, named by :attr:`symshape.operators.Cmp.word`."""
+
+COMPARE_CMP: Mapping[str, Cmp] = {c.word: c for c in Cmp if c.word in COMPARE}
+"""The comparison operator of each comparison op."""
+
+INFIX: Mapping[str, str] = {
+    **{op.value: op.symbol for op in BINARY if op.symbol is not None},
+    **{word: c.value for word, c in COMPARE_CMP.items()},
+    "and": "and", "or": "or"}
+"""The Python spelling of each op written between its two operands."""
 
 BOOL_BINARY: Mapping[str, Callable[[bool, bool], bool]] = {
     "and": lambda p, q: p and q,
@@ -303,8 +314,8 @@ class Program(NamedTuple):
     def expression(self, value_id: int) -> str:
         """The value ``value_id`` as a readable expression over ``args[i].shape[j]``."""
         memo: dict[int, str] = {}
-        infix = {"add": "+", "sub": "-", "mul": "*", "eq": "==", "ne": "!=", "ge": ">=",
-                 "gt": ">", "and": "and", "or": "or"}
+        # floordiv and mod are written as calls, as in the constraint texts
+        infix = {op: sp for op, sp in INFIX.items() if op not in (Op.FLOORDIV, Op.MOD)}
 
         def rec(i: int) -> str:
             got = memo.get(i)
@@ -350,6 +361,7 @@ class Program(NamedTuple):
 
 
 __all__ = [
-    "ALL_OPS", "BOOL_BINARY", "BOOL_OPS", "COMPARE", "INT_BINARY", "MAX_MESSAGE_INPUTS",
+    "ALL_OPS", "BOOL_BINARY", "BOOL_OPS", "COMPARE", "COMPARE_CMP", "INFIX", "INT_BINARY",
+    "MAX_MESSAGE_INPUTS",
     "Assertion", "Program", "Step", "format_message", "introot", "poly_value",
 ]

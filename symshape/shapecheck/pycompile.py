@@ -8,10 +8,13 @@ from typing import Any, NoReturn
 
 from symshape.algebra.dimexpr import as_int
 from symshape.errors import ShapeMismatchError
-from symshape.shapecheck.program import Program, introot
+from symshape.operators import Op, kinds
+from symshape.shapecheck.program import INFIX, Program, introot
 
-_PY_OP = {"add": "+", "sub": "-", "mul": "*", "floordiv": "//", "mod": "%", "eq": "==",
-          "ne": "!=", "ge": ">=", "gt": ">", "and": "and", "or": "or"}
+_PY_OP = INFIX
+_MAX = Op.MAX.value
+_MIN = Op.MIN.value
+_MAX_MIN = kinds((Op.MAX, Op.MIN))
 
 CheckFn = Callable[[Sequence[tuple[Any, ...]]], dict[str, int]]
 
@@ -38,7 +41,7 @@ def compile_program(prog: Program) -> CheckFn:
     uses = [0] * len(prog.steps)
     for st in prog.steps:
         # max/min mention an operand twice: never inline their operands
-        k = 2 if st.op in ("max", "min") else 1
+        k = 2 if st.op in _MAX_MIN else 1
         for operand in st.operands:
             uses[operand] += k
     for a in prog.assertions:
@@ -86,9 +89,9 @@ def compile_program(prog: Program) -> CheckFn:
         xs = [code[i] for i in o]
         if op in _PY_OP:
             expr = f"({xs[0]} {_PY_OP[op]} {xs[1]})"
-        elif op == "max":
+        elif op == _MAX:
             expr = f"({xs[0]} if {xs[0]} >= {xs[1]} else {xs[1]})"
-        elif op == "min":
+        elif op == _MIN:
             expr = f"({xs[0]} if {xs[0]} <= {xs[1]} else {xs[1]})"
         elif op == "not":
             expr = f"(not {xs[0]})"

@@ -18,14 +18,18 @@ from collections.abc import Sequence
 from typing import Any
 
 from symshape.errors import SymshapeError
+from symshape.operators import Cmp, Op, kind_table, kinds
 from symshape.shapecheck.program import Program
 
 _I64 = "tensor<i64>"
 _I1 = "tensor<i1>"
 
-_ARITH = {"add": "add", "sub": "subtract", "mul": "multiply", "max": "maximum",
-          "min": "minimum"}
-_CMP = {"eq": "EQ", "ne": "NE", "ge": "GE", "gt": "GT"}
+# the binary operators: one StableHLO op each, but floor division and its
+# remainder, which take a few (StableHLO's divide and remainder truncate)
+_ARITH = kind_table({Op.ADD: "add", Op.SUB: "subtract", Op.MUL: "multiply",
+                     Op.MAX: "maximum", Op.MIN: "minimum"})
+_DIVMOD = kinds((Op.FLOORDIV, Op.MOD))
+_CMP = {Cmp.EQ.word: "EQ", Cmp.NE.word: "NE", Cmp.GE.word: "GE", Cmp.GT.word: "GT"}
 
 _NUMPY_TO_MLIR = {
     "float32": "f32", "float64": "f64", "float16": "f16", "bfloat16": "bf16",
@@ -142,7 +146,7 @@ def emit_body(prog: Program, arg_types: Sequence[str]) -> list[str]:
             emit(f"{r}_t = stablehlo.constant dense<true> : {_I1}")
             emit(f"{r}_f = stablehlo.constant dense<false> : {_I1}")
             emit(f"{r} = stablehlo.select {xs[0]}, {r}_f, {r}_t : {_I1}, {_I1}")
-        elif op in ("floordiv", "mod"):
+        elif op in _DIVMOD:
             key = (xs[0], xs[1])
             pre = divmods.get(key)
             if pre is None:
@@ -189,7 +193,7 @@ def _remainder_fix(p: str, x: str, y: str) -> list[str]:
 def _floor_divmod(r: str, p: str, x: str, y: str, op: str) -> list[str]:
     """Python's ``//`` (truncated quotient minus one when fixing) or ``%`` (truncated
     remainder plus the divisor when fixing), from the values of :func:`_remainder_fix`."""
-    if op == "floordiv":
+    if op == Op.FLOORDIV:
         return [
             f"{r}_quo = stablehlo.divide {x}, {y} : {_I64}",
             f"{r}_one = stablehlo.constant dense<1> : {_I64}",

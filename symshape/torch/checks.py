@@ -16,6 +16,7 @@ from typing import Any
 
 import torch
 
+from symshape.operators import BINARY, Cmp, Op, kind_table
 from symshape.shapecheck import Program
 from symshape.shapecheck.program import format_message
 
@@ -54,20 +55,23 @@ def _introot(params: Sequence[int], x: Any) -> Any:
 
 
 _INT_OPS: dict[str, Any] = {
-    "add": lambda x, y: x + y,
-    "sub": lambda x, y: x - y,
-    "mul": lambda x, y: x * y,
-    "floordiv": lambda x, y: x // y,
-    "mod": lambda x, y: x % y,
-    "max": lambda x, y: torch.sym_max(x, y),
-    "min": lambda x, y: torch.sym_min(x, y),
-    "eq": lambda x, y: x == y,
-    "ne": lambda x, y: x != y,
-    "ge": lambda x, y: x >= y,
-    "gt": lambda x, y: x > y,
+    **kind_table({
+        Op.ADD: lambda x, y: x + y,
+        Op.SUB: lambda x, y: x - y,
+        Op.MUL: lambda x, y: x * y,
+        Op.FLOORDIV: lambda x, y: x // y,
+        Op.MOD: lambda x, y: x % y,
+        Op.MAX: lambda x, y: torch.sym_max(x, y),
+        Op.MIN: lambda x, y: torch.sym_min(x, y),
+    }, required=BINARY),
+    Cmp.EQ.word: lambda x, y: x == y,
+    Cmp.NE.word: lambda x, y: x != y,
+    Cmp.GE.word: lambda x, y: x >= y,
+    Cmp.GT.word: lambda x, y: x > y,
     "and": _and,
     "or": _or,
 }
+"""The binary ops of the shape-check programs on symbolic (or concrete) sizes."""
 
 
 def evaluate(program: Program, sizes: Sequence[Sequence[Any]]) -> list[Any]:

@@ -20,6 +20,7 @@ from symshape.algebra.dimexpr import DimExpr
 from symshape.decision import Verdict, prove
 from symshape.decision.verdict import format_valuation
 from symshape.errors import SymshapeError
+from symshape.operators import FUNCTIONS
 from symshape.scope import SymbolicScope
 from symshape.shapes import Dim, parse_comparison_in_scope
 from symshape.torch import _internals as ti
@@ -322,7 +323,7 @@ def _message_context(violations: Sequence[Violation]) -> _Context:
 
 
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
-_FUNCTIONS = frozenset({"mod", "floordiv", "max", "min"})
+_FUNCTIONS = frozenset(op.function for op in FUNCTIONS)  # reserved words, not names
 
 
 def _names(text: str) -> set[str]:

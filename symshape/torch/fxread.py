@@ -3,21 +3,24 @@ off the fx graph as symshape claims (never evaluated)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from symshape.algebra.floordiv import floordiv, mod
 from symshape.algebra.maxmin import max_expr, min_expr
+from symshape.operators import Cmp, Op, kind_table
 from symshape.shapes import Dim
 from symshape.torch import _internals as ti
 from symshape.torch.guards import GuardParseError
 
-_ARITH: dict[str, Callable[[Any, Any], Dim]] = {
-    "add": lambda x, y: x + y, "sub": lambda x, y: x - y, "mul": lambda x, y: x * y,
-    "floordiv": floordiv, "mod": mod, "sym_max": max_expr, "sym_min": min_expr,
-}
-_COMPARE = {"eq": "==", "ne": "!=", "ge": ">=", "gt": ">", "le": "<=", "lt": "<"}
-_NEGATED = {"==": "!=", "!=": "==", ">=": "<", ">": "<=", "<=": ">", "<": ">="}
+# torch's names of the binary operators (the fx graph's targets): those of the
+# syntax trees, but sym_max and sym_min
+_ARITH: Mapping[str, Callable[[Any, Any], Dim]] = kind_table({
+    Op.ADD: lambda x, y: x + y, Op.SUB: lambda x, y: x - y, Op.MUL: lambda x, y: x * y,
+    Op.FLOORDIV: floordiv, Op.MOD: mod,
+}) | {"sym_max": max_expr, "sym_min": min_expr}
+# torch's names of the comparisons are their words (operator.ge is "ge")
+_COMPARE: dict[str, Cmp] = {c.word: c for c in Cmp}
 
 DimOf = Callable[[Any, int], Dim]
 """``dim_of(placeholder node, axis)``: the symshape dimension of an input size."""
@@ -42,9 +45,9 @@ def assertion_claims(node: Any, dim_of: DimOf, text: str) -> list[str]:
             if not isinstance(axis, int):
                 raise fail(f"the axis {axis!r} of a size is not a constant")
             return dim_of(n.args[0], axis)
-        if name == "neg":
+        if name == Op.NEG:
             return -value(n.args[0])
-        if name == "pow" and isinstance(n.args[1], int):
+        if name == Op.POW and isinstance(n.args[1], int):
             return value(n.args[0]) ** n.args[1]
         fn = _ARITH.get(name)
         if fn is None:
@@ -64,8 +67,8 @@ def assertion_claims(node: Any, dim_of: DimOf, text: str) -> list[str]:
         if op is None:
             raise fail(f"{name or n!r} is not a comparison or a conjunction of comparisons")
         if negate:
-            op = _NEGATED[op]
-        out.append(f"{value(n.args[0])} {op} {value(n.args[1])}")
+            op = op.negated
+        out.append(f"{value(n.args[0])} {op.value} {value(n.args[1])}")
 
     out: list[str] = []
     claims(node, False, out)

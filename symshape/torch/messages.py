@@ -36,6 +36,7 @@ import torch
 
 from symshape.decision import prove
 from symshape.errors import ShapeMismatchError, SymshapeError
+from symshape.operators import FUNCTIONS
 from symshape.scope import SymbolicScope
 from symshape.shapes import Dim
 from symshape.torch import _internals as ti
@@ -44,7 +45,7 @@ from symshape.torch.fxread import assertion_claims
 from symshape.torch.specs import ExportSpecs, InputDim, linear_in_one, tensor_shapes
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_FUNCTIONS = frozenset({"mod", "floordiv", "max", "min"})
+_FUNCTIONS = frozenset(op.function for op in FUNCTIONS)  # reserved words, not names
 
 
 @dataclass(frozen=True)

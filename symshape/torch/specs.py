@@ -40,6 +40,7 @@ from symshape.errors import (
     SymshapeError,
     UnsatisfiableConstraintsError,
 )
+from symshape.operators import FUNCTIONS
 from symshape.scope import SymbolicScope
 from symshape.shapecheck import ShapeCheck
 from symshape.shapes import Dim, parse_comparison_in_scope, resolve_scope, symbolic_shape
@@ -502,7 +503,7 @@ def export_specs(args: Any, shapes_specs: Any, *, constraints: Iterable[str] = (
     # read in that scope, never in the final one, where it holds by itself.
     dim_facts = _dim_facts(roots.values(), assumptions)
     mentioned = {w for t in user_texts for w in re.findall(r"[^\W\d]\w*", t)} - \
-        {"mod", "floordiv", "max", "min"}
+        {op.function for op in FUNCTIONS}
     for v in sorted(set(names_used) | mentioned):
         ve = sc.var(v)
         lin = None if isinstance(ve, int) or ve.free_vars == {v} else linear_in_one(ve)

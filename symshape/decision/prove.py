@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from functools import partial
 
-from symshape import arguments
 from symshape.algebra.dimexpr import DimExpr, comparison_difference
 from symshape.build import parse_comparison_in_scope
 from symshape.decision.certificate import Link
@@ -99,7 +98,6 @@ def prove(claim: str, *, constraints: Iterable[str] = (),
     if not isinstance(claim, str):
         raise ArgumentError(f"prove() expects the claim as a string, got "
                             f"{type(claim).__name__} {claim!r:.80}")
-    budget = arguments.budget(budget)
     sc = resolve_scope(constraints, scope)
     links, names = claim_links(claim, sc)
     decider = sc.decider()
@@ -119,7 +117,7 @@ def prove(claim: str, *, constraints: Iterable[str] = (),
     if verdict.status is Status.INCONCLUSIVE or verdict.status is Status.UNDECIDED:
         # Computed when first read (several proofs): see symshape.decision.suggest.
         # They keep to the time limit of this call.
-        verdict = with_suggestions(verdict, _prove_again, budget, limits.deadline)
+        verdict = with_suggestions(verdict, _prove_again, limits.scale, limits.deadline)
     return verdict
 
 

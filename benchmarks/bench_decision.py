@@ -4,7 +4,7 @@ Run: ``python benchmarks/bench_decision.py [--quick] [--n N] [--seed S]
 [--per-family M] [--limit SECONDS]`` (exit status 1 if any answer is wrong).
 
 Each claim (``lhs op rhs`` under a few constraints, drawn by the same
-generator as the soundness tests, ``tests/oracle.py``) is built in a fresh
+generator as the soundness tests, ``tests/support/oracle.py``) is built in a fresh
 scope of each library with the operator API, then decided with ``>=``-style
 comparisons: ``x >= y`` (and ``> <= <``) directly; ``x == y`` as
 ``x >= y and x <= y`` (refuted if either is refuted); ``x != y`` as
@@ -59,8 +59,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _harness import compare_op, fmt_time  # noqa: E402
-from exprgen import jax_ops  # noqa: E402
-from oracle import (  # noqa: E402
+from support.exprgen import jax_ops  # noqa: E402
+from support.oracle import (  # noqa: E402
     Claim,
     Z3Oracle,
     brute_force,

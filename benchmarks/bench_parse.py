@@ -1,6 +1,6 @@
 """Parse front ends side by side: the fast tokenizer-driven parser against lark.
 
-The fast front end is checked against the grammar by tests/test_parse_frontend.py
+The fast front end is checked against the grammar by tests/syntax/test_parse_frontend.py
 (same trees, same errors); this script only measures it.  Run:
 
     python benchmarks/bench_parse.py

@@ -3,7 +3,7 @@
 Run: ``python benchmarks/oracle_digest.py [--n N] [--seed S] [--dump FILE]``.
 
 Draws ``N`` claims (default 300) with the generator of the soundness tests
-(``tests/oracle.py``, a seeded ``random.Random``), and for each runs the
+(``tests/support/oracle.py``, a seeded ``random.Random``), and for each runs the
 one-off queries a user would, in fresh scopes, recording every answer as a
 line of text:
 
@@ -36,8 +36,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from exprgen import build, render  # noqa: E402  (tests/exprgen.py)
-from oracle import random_claim  # noqa: E402  (tests/oracle.py)
+from support.exprgen import build, render  # noqa: E402  (tests/support/exprgen.py)
+from support.oracle import random_claim  # noqa: E402  (tests/support/oracle.py)
 
 import symshape  # noqa: E402
 from symshape.algebra.floordiv import floordiv, mod  # noqa: E402

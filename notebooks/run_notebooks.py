@@ -42,7 +42,7 @@ VOLATILE: tuple[tuple[re.Pattern[str], str], ...] = (
 
 # Output kinds that are not compared: standard error carries warnings that depend on the
 # machine (JAX's notice about a GPU it cannot use), not on the notebook.  Stored
-# notebooks hold none (tests/test_notebooks.py checks).
+# notebooks hold none (tests/interface/test_notebooks.py checks).
 IGNORED_STREAMS = ("stderr",)
 
 

@@ -8,7 +8,7 @@ One-off queries parse every constraint and claim from strings, so
 parser for anything it does not accept.  The front end never reports an error
 itself: it returns ``None`` and lark parses the text again, so every error
 message comes from the grammar path.  For every text it accepts, it returns
-exactly what the lark path returns (tests/test_parse_frontend.py checks both
+exactly what the lark path returns (tests/syntax/test_parse_frontend.py checks both
 paths against each other on generated valid and invalid texts).
 
 The grammar file stays the single source of the syntax of tokens: the token
@@ -310,7 +310,7 @@ class FastParser:
         are tried in the same order on the token by itself, and the one
         context-dependent construct they use, a ``\\b`` after a keyword,
         holds at the end of the token exactly where it held in the text
-        (tests/test_parse_frontend.py checks the tokens against lark's lexer).
+        (tests/syntax/test_parse_frontend.py checks the tokens against lark's lexer).
         """
         m = self._token.fullmatch(value)
         if m is None:

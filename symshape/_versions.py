@@ -1,7 +1,7 @@
 """The framework versions the adapters are tested with: declared here, once.
 
 Everything else that states a version range reads it from here or is checked
-against it by a test (``tests/test_versions.py``):
+against it by a test (``tests/project/test_versions.py``):
 
 * ``pyproject.toml``'s extras ``jax`` and ``torch`` (TOML cannot import Python, so
   the test asserts that they say exactly :meth:`FrameworkRange.requirement`);

@@ -70,7 +70,7 @@ def _export_demo() -> None:
     x_spec = sj.args_specs((np.zeros((5,), np.float32),), ("b",))
     with sj.decisions():
         exp = jax.export.export(jax.jit(f))(*x_spec)
-    # The labels show the code as written above (tests/test_docs.py checks they match).
+    # The labels show the code as written above (tests/interface/test_docs.py checks they match).
     print("exported f(x) = jax.lax.slice_in_dim(x, 0, x.shape[0] % 3) for x: f32[b];",
           "output shapes:", sj.shapes(exp)[1])
     print("call with b = 7 ->", exp.call(jnp.arange(7, dtype=jnp.float32)))

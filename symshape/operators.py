@@ -5,7 +5,7 @@ is the node's kind (see its docstring). The kinds of the inner nodes are the
 operators below, and every module that interprets a tree (the expression
 builder, sympy, JAX and torch adapters, the shape-check compilers) takes them
 from here, so that an operator is added in one place and a test
-(tests/test_operators.py) fails where an interpreter forgets it.
+(tests/syntax/test_operators.py) fails where an interpreter forgets it.
 
 :class:`Op` is a ``str`` enum: a member *is* its kind string
 (``Op.FLOORDIV == "floordiv"``, equal hashes), so tables keyed by members answer

@@ -6,8 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from oracle import Claim, Z3Oracle, brute_force, check_valuation, links_of
-
+from support.oracle import Claim, Z3Oracle, brute_force, check_valuation, links_of
 from symshape import SymbolicScope, UnsatisfiableConstraintsError
 from symshape.decision import Status, prove
 from symshape.shapes import parse_comparison_in_scope

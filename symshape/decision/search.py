@@ -580,4 +580,15 @@ class _Lattice:
         return g
 
 
-__all__ = ["Model", "Refuted", "Result", "Search", "Unknown"]
+# Work units per monomial of a query that the setup of a search costs before
+# the search counts anything (facts of products, rows of the tableau): a claim
+# too large for its budget is undecided at once instead of after minutes.
+SETUP_COST = 64
+
+
+def too_large(polys: Sequence[Poly], budget: Budget) -> bool:
+    """Would setting up a search for ``polys`` alone exceed ``budget``?"""
+    return sum(len(p) for p in polys) * SETUP_COST > budget.max_work
+
+
+__all__ = ["SETUP_COST", "Model", "Refuted", "Result", "Search", "Unknown", "too_large"]

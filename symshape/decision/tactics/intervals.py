@@ -1,0 +1,172 @@
+"""Intervals: the scope's interval bounds settle the claim, with a
+certificate that combines the bound facts of its monomials (see
+:meth:`symshape.decision.linearize.Linearizer.bound_sum`): cheap, and as
+strong as the comparison operators, which answer from the same intervals.
+
+A claim the pool shows failing cannot be proved, nor one it shows holding
+refuted, so those certificates are not attempted.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from symshape.algebra.atoms import FloorDiv, Max0
+from symshape.decision import poly as P
+from symshape.decision.certificate import (
+    Certificate,
+    Fact,
+    Leaf,
+    Link,
+    Refutation,
+    required_hypotheses,
+)
+from symshape.decision.linearize import Linearizer
+from symshape.decision.poly import Poly
+from symshape.decision.pool import ModelFinder, ScopePool
+from symshape.decision.tactics.base import BY_INTERVALS, Outcome, Query, Tactic
+from symshape.decision.verdict import Status
+
+# links, claim, polarity -> the interval certificate, or None
+IntervalCertifier = Callable[[Sequence[Link], str, str], "Certificate | None"]
+
+
+class IntervalProof:
+    """Certificates from interval bounds alone."""
+
+    def __init__(self, lin: Linearizer, scope: Any) -> None:
+        self.lin = lin
+        self.scope = scope
+
+    def certificate(self, links: Sequence[Link], claim: str,
+                    polarity: str) -> Certificate | None:
+        """Refute each hypothesis set of ``polarity`` by one hypothesis ``h``
+        whose interval upper bound is negative: the bound facts of the
+        monomials of ``-h`` add up to ``-h - L >= 0`` with ``L >= 1``.  Where
+        the terms' own bounds do not settle it, floordivs by constants and
+        maxima are relaxed through their axioms first (see
+        :meth:`relaxed_leaf`)."""
+        refs: list[Refutation] = []
+        note = "negated claim" if polarity == "proved" else "claim"
+        for hyp_set in required_hypotheses(links, polarity):
+            hyps = [Fact(h, "hyp", note=note) for h in hyp_set]
+            leaf = None
+            for hf in hyps:
+                if self.scope.terms_interval(hf.poly)[1] >= 0:
+                    leaf = self.relaxed_leaf(hf)
+                    if leaf is not None:
+                        break
+                    continue
+                if P.is_constant(hf.poly):  # a negative constant: refuted alone
+                    leaf = Leaf([(1, hf)])
+                    break
+                leaf = self.bound_leaf([], 1, hf)
+                if leaf is not None:
+                    break
+            if leaf is None:
+                return None
+            refs.append(Refutation(hyps, leaf))
+        return Certificate(claim, links, polarity, refs, self.scope)
+
+    def bound_leaf(self, axioms: list[tuple[int, Fact]], scale: int, hf: Fact,
+                   rest: Poly | None = None) -> Leaf | None:
+        """The contradiction ``scale*hf + sum(w*axiom) + (rest - L >= 0)``,
+        where ``rest`` is ``-scale*hf.poly`` less the weighted ``axioms`` (by
+        default ``-hf.poly``) and ``rest - L >= 0`` the sum of its monomials'
+        bound facts; None unless the total is a negative constant."""
+        if rest is None:
+            rest = P.scale(hf.poly, -1)
+        items = [*axioms, (scale, hf)]
+        if not P.is_constant(rest):
+            f = self.lin.bound_sum(rest)
+            if f is None:
+                return None
+            items.append((1, f))
+        leaf = Leaf(items)
+        return leaf if leaf.closes() else None
+
+    def relaxed_leaf(self, hf: Fact) -> Leaf | None:
+        """``hf.poly <= -1`` shown after relaxing top-level atoms of ``p =
+        -hf.poly`` through their axioms: each ``c*q``, ``q = floordiv(N, k)``
+        for a constant ``k``, by ``k*q >= N - k + 1`` where ``c > 0`` and
+        ``k*q <= N`` where ``c < 0`` (``p`` scaled by the lcm of the
+        divisors); and ``c*max(D, 0)`` with ``c > 0`` by ``max(D, 0) >= D``,
+        for each choice of such maxima (all of them beyond three).  This sees
+        the cancellations in ``a - 4*floordiv(a, 4)`` (``mod(a, 4)``) and in
+        ``b + max(a - b, 0) - a`` (``max(a, b) - a``) that bounds of each term
+        alone miss (as ``IntervalBounds._relaxed_interval`` does for the
+        intervals)."""
+        p = P.scale(hf.poly, -1)
+        fds: list[tuple[int, FloorDiv, int]] = []
+        maxes: list[tuple[int, Max0]] = []
+        scale = 1
+        for m, c in p.items():
+            if len(m) == 1 and m[0][1] == 1:
+                a = m[0][0]
+                if type(a) is FloorDiv and isinstance(a.den, int):
+                    fds.append((c, a, a.den))
+                    scale = math.lcm(scale, a.den)
+                elif type(a) is Max0 and c > 0:
+                    maxes.append((c, a))
+        if not fds and not maxes:
+            return None
+        base = P.scale(p, scale)
+        fd_axioms: list[tuple[int, Fact]] = []
+        for c, a, k in fds:
+            fd_lo, fd_hi = self.lin.axioms(a)[:2]  # num - k*q >= 0, k*q + k - 1 - num >= 0
+            w = abs(c) * scale // k
+            ax = fd_hi if c > 0 else fd_lo
+            P.add_into(base, ax.poly, -w)
+            fd_axioms.append((w, ax))
+        n = len(maxes)
+        masks = range(1 << n) if n <= 3 else (0, (1 << n) - 1)
+        for mask in masks:
+            if mask == 0 and not fds:
+                continue  # nothing relaxed: the plain bounds already failed
+            rest = dict(base)
+            axioms = list(fd_axioms)
+            for i, (c, a) in enumerate(maxes):
+                if mask >> i & 1:
+                    ax = self.lin.axioms(a)[1]  # max(D, 0) - D >= 0
+                    P.add_into(rest, ax.poly, -c * scale)
+                    axioms.append((c * scale, ax))
+            leaf = self.bound_leaf(axioms, scale, hf, rest)
+            if leaf is not None:
+                return leaf
+        return None
+
+
+class Intervals(Tactic):
+    """A proof or refutation from interval bounds alone, when they settle
+    the claim.  ``certify`` makes the certificate (the decider's
+    :meth:`IntervalProof.certificate`)."""
+
+    name = "intervals"
+
+    def __init__(self, certify: IntervalCertifier, pool: ScopePool,
+                 find_model: ModelFinder) -> None:
+        self.certify = certify
+        self.pool = pool
+        self.find_model = find_model
+
+    def run(self, q: Query) -> Outcome | None:
+        links, claim = q.links, q.claim
+        if q.fails is None:
+            cert = self.certify(links, claim, "proved")
+            if cert is not None:
+                return Outcome(Status.PROVED, None, None, cert, BY_INTERVALS)
+        cert = None if q.holds is not None else self.certify(links, claim, "refuted")
+        if cert is not None:
+            polys = [d for _, d, _ in links]
+            sp = self.pool
+            pool = sp.get_pool()
+            m = None if pool.points else self.find_model(sp.domain(polys))
+            fails = sp.question_pool(pool, polys).point(0) if pool.points else \
+                (sp.point(m) if m is not None else None)
+            return Outcome(Status.REFUTED, None, fails, cert, BY_INTERVALS)
+        return None
+
+
+__all__ = ["IntervalCertifier", "IntervalProof", "Intervals"]

@@ -1,4 +1,8 @@
-"""Render certificates as text a person can follow."""
+"""Render certificates as text a person can follow.
+
+The words for each kind of fact are its record's
+(:mod:`symshape.decision.fact_kinds`); this module lays out a proof: its
+cases, the lines of each contradiction, the labelled facts below."""
 
 from __future__ import annotations
 
@@ -7,20 +11,11 @@ from typing import Any
 from symshape.algebra.atoms import FloorDiv, Max0
 from symshape.algebra.dimexpr import DimExpr
 from symshape.decision import poly as P
-from symshape.decision.certificate import (
-    RENDERERS,
-    Certificate,
-    Fact,
-    Leaf,
-    MaxSplit,
-    Node,
-    Refutation,
-    Split,
-    required_hypotheses,
-)
+from symshape.decision.certificate import Certificate, required_hypotheses
+from symshape.decision.fact_kinds import kind_of
+from symshape.decision.facts import RENDERERS, Fact, Leaf, MaxSplit, Node, Refutation, Split
 from symshape.printing import dim_text as _num
 
-_DERIVED = ("product", "combo", "fd_lb", "fd_ub", "lemma")
 _MAX_LINES = 400
 
 
@@ -43,7 +38,7 @@ class _Renderer:
 
     def ref(self, f: Fact) -> str:
         """A short reference to a fact: its label, or the fact itself with its reason."""
-        if f.kind in _DERIVED:
+        if kind_of(f).derived:
             return f"{self.label(f)} ({self.text(f.poly)} >= 0)"
         return f"({self.text(f.poly)} >= 0) [{self.reason(f)}]"
 
@@ -51,55 +46,12 @@ class _Renderer:
         return self.text(P.mono(P.atom_mono(a)))
 
     def reason(self, f: Fact) -> str:
-        k = f.kind
-        if k == "square":
-            return f"the square of {self.text(f.atom)}"
-        if k == "fd_mono":
-            low, high = f.atom
-            return (f"{self.atom(high)} >= {self.atom(low)}: the same divisor, and "
-                    f"{self.ref(f.premises[0])} orders the numerators")
-        a = self.atom(f.atom) if f.atom is not None else ""
-        if k == "var":
-            return f"{a} is a dimension variable"
-        if k == "fd_lo":
-            return f"definition of {a}: divisor * quotient <= numerator"
-        if k == "fd_hi":
-            return f"definition of {a}: numerator <= divisor * quotient + divisor - 1"
-        if k == "fd_den":
-            return f"the divisor of {a} is >= 1"
-        if k == "max_ge0":
-            return f"{a} >= 0"
-        if k == "max_ge_arg":
-            return f"{a} >= {self.text(P.from_expr(f.atom.arg))}"
-        if k == "constraint":
-            return f"constraint {f.note!r}"
-        if k == "implicit":
-            return f"implicit: {f.note}"
-        if k == "hyp":
-            return f.note or "hypothesis"
-        if k == "case":
-            return "case assumption"
-        return f"see {self.label(f)}"
+        """Why a fact used directly holds (its kind's wording)."""
+        return kind_of(f).reason(self, f)
 
     def derivation(self, f: Fact) -> str:
-        k = f.kind
-        if k == "product":
-            a, b = f.premises
-            return f"product of {self.ref(a)} and {self.ref(b)}"
-        if k == "combo":
-            parts = " + ".join(f"{_num(m)} x {self.ref(p)}" for m, p in zip(f.mults, f.premises,
-                                                                       strict=True))
-            if f.divisor > 1:
-                return f"({parts}) / {_num(f.divisor)}, rounded down (every term is an integer)"
-            return parts
-        if k in ("fd_lb", "fd_ub"):
-            prem = " and ".join(self.ref(p) for p in f.premises)
-            side = "lower" if k == "fd_lb" else "upper"
-            return (f"the {side} bound of {self.atom(f.atom)} implied by {prem} "
-                    "(its divisor is >= 1)")
-        if k == "lemma":
-            return "a lemma, proved below"
-        return self.reason(f)
+        """How a labelled fact is derived (its kind's wording)."""
+        return kind_of(f).derivation(self, f)
 
     def emit(self, indent: int, s: str) -> None:
         if len(self.lines) < _MAX_LINES:
@@ -199,22 +151,7 @@ def fact_repr(f: Fact) -> str:
         elif isinstance(a, FloorDiv):
             operands += (a.num, a.den)
     render = _Renderer(next((x.scope for x in operands if isinstance(x, DimExpr)), None))
-    kind = f.kind
-    if kind == "constraint":
-        why = f"from constraint {f.note!r}"
-    elif kind == "product":
-        why = "product of 2 facts"
-    elif kind == "combo":
-        why = f"sum of {len(f.premises)} facts"
-        if f.divisor > 1:
-            why += f", divided by {f.divisor} and rounded down"
-    elif kind in ("fd_lb", "fd_ub"):
-        side = "lower" if kind == "fd_lb" else "upper"
-        why = f"{side} bound of {render.atom(f.atom)}"
-    elif kind == "lemma":
-        why = "lemma, proved by its own refutation"
-    else:
-        why = render.reason(f)
+    why = kind_of(f).summary(render, f)
     return f"Fact({render.text(f.poly)} >= 0, {why})"
 
 

@@ -31,8 +31,7 @@ from symshape.algebra.atoms import Atom, FloorDiv, Max0, Mono, Var, atom_mono, m
 from symshape.algebra.dimexpr import DimExpr
 from symshape.decision import canon
 from symshape.decision import poly as P
-from symshape.decision.certificate import (
-    Fact,
+from symshape.decision.fact_kinds import (
     make_axiom,
     make_combo,
     make_fd_bound,
@@ -40,6 +39,7 @@ from symshape.decision.certificate import (
     make_product,
     make_square,
 )
+from symshape.decision.facts import Fact
 from symshape.decision.poly import Poly
 
 # (target polynomial, level) -> a lemma fact ``target >= 0`` or None

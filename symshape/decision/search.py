@@ -25,17 +25,8 @@ from fractions import Fraction
 from symshape.algebra.atoms import Max0, Mono, Var, atom_mono, mono_div
 from symshape.decision import canon
 from symshape.decision import poly as P
-from symshape.decision.certificate import (
-    Fact,
-    Leaf,
-    MaxSplit,
-    Node,
-    Split,
-    make_combo,
-    make_product,
-    max_cases,
-    split_cases,
-)
+from symshape.decision.fact_kinds import make_combo, make_product, max_cases, split_cases
+from symshape.decision.facts import Fact, Leaf, MaxSplit, Node, Split
 from symshape.decision.poly import Poly
 from symshape.decision.simplex import Budget, BudgetExceeded, Conflict, Simplex
 

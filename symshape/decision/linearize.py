@@ -14,20 +14,21 @@ Every monomial of the canonical form is a column.  The facts (each
   ``(a - 1)*(b - 1) >= 0``, i.e. ``a*b - a - b + 1 >= 0``.
 
 Bounds of atoms come from the scope's interval arithmetic (cheap, sound) and
-are then *proved* by a small level-0 search, so each bound fact carries its
-own proof and the certificates stay checkable.  Everything is cached per scope
+are then *proved*: by replaying the propagation steps that found them
+(:mod:`symshape.decision.replay`), or by a small level-0 search (a lemma), so
+each bound fact carries its own proof and the certificates stay checkable.
+Squares and factors of a query's polynomials come from
+:mod:`symshape.decision.factoring`.  Everything is cached per scope
 and sorted by canonical keys, so the facts of a query do not depend on the
 order of the constraints or on earlier queries.
 """
 
 from __future__ import annotations
 
-import bisect
-import math
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from symshape.algebra.atoms import Atom, FloorDiv, Max0, Mono, Var, atom_mono, mono_div, mono_mul
+from symshape.algebra.atoms import Atom, FloorDiv, Max0, Mono, Var, atom_mono, mono_div
 from symshape.algebra.dimexpr import DimExpr
 from symshape.decision import canon
 from symshape.decision import poly as P
@@ -37,10 +38,11 @@ from symshape.decision.fact_kinds import (
     make_fd_bound,
     make_fd_mono,
     make_product,
-    make_square,
 )
+from symshape.decision.factoring import cofactor, divide, square_facts
 from symshape.decision.facts import Fact
 from symshape.decision.poly import Poly
+from symshape.decision.replay import StepReplay
 
 # (target polynomial, level) -> a lemma fact ``target >= 0`` or None
 LemmaProver = Callable[[Poly, int], "Fact | None"]
@@ -71,13 +73,10 @@ class Linearizer:
         self._pbounds: dict[frozenset[Any], tuple[Fact | None, Fact | None]] = {}
         self._factor: dict[frozenset[Any], tuple[Fact, ...]] = {}
         self._eqs: list[tuple[Fact, Fact, frozenset[Atom]]] | None = None
-        # Lazily replayed propagation steps (see propagated_fact): the step
-        # indices of each (monomial, side), the replayed steps, the relaxed
-        # facts they start from, and the facts of the constraints.
-        self._steps_by_key: dict[tuple[Mono, int], list[int]] | None = None
+        self._cfacts: list[Fact] | None = None  # the facts of the constraints
+        # Lazily replayed propagation steps (see propagated_fact), by index.
         self._step_facts: dict[int, Fact | None] = {}
-        self._relaxed_origins: dict[Any, Fact] = {}
-        self._cfacts: list[Fact] | None = None
+        self.replay = StepReplay(scope, self.constraint_facts, self.axioms, self._step_facts)
 
     def structural_copy(self, prove_lemma: LemmaProver,
                         probe: Callable[[Poly], list[int]] | None = None) -> Linearizer:
@@ -294,138 +293,13 @@ class Linearizer:
 
     def propagated(self) -> dict[tuple[Mono, int], Fact]:
         """Every bound interval propagation gave a monomial, as a fact (see
-        :meth:`propagated_fact`): ``(m, 0)`` for ``m - lo >= 0``, ``(m, 1)``
-        for ``hi - m >= 0``."""
-        out: dict[tuple[Mono, int], Fact] = {}
-        for m, side in self._keyed_steps():
-            f = self.propagated_fact(m, side)
-            if f is not None:
-                out[(m, side)] = f
-        return out
+        :meth:`StepReplay.propagated`)."""
+        return self.replay.propagated()
 
     def propagated_fact(self, m: Mono, side: int) -> Fact | None:
         """The bound interval propagation gave ``m`` last on ``side``, as a
-        fact, or None.
-
-        The scope's propagation steps (``SymbolicScope.bound_steps``) are
-        replayed: the step's fact of the scope plus the bound facts of its
-        other terms (from earlier steps, or ``v >= 1`` for a variable),
-        divided by the coefficient of ``m`` and rounded, which is the step
-        itself written as a combination.  No search, and the same facts
-        whatever was asked before.  Only the steps a bound needs are
-        replayed (a query asks for a few bounds of many).  A step that needs
-        a bound no earlier step gave (an atom's interval, a relaxed fact) is
-        left out, and so are the steps that rely on it; their bounds are
-        proved by lemmas as before.
-        """
-        steps = self._keyed_steps().get((m, side))
-        return None if not steps else self._step_fact(steps[-1])
-
-    def _keyed_steps(self) -> dict[tuple[Mono, int], list[int]]:
-        """The indices of the propagation steps of each (monomial, side), in order."""
-        keyed = self._steps_by_key
-        if keyed is None:
-            keyed = {}
-            for i, (m, side, _, _) in enumerate(self.scope.bound_steps):
-                keyed.setdefault((m, side), []).append(i)
-            self._steps_by_key = keyed
-        return keyed
-
-    def _step_fact(self, i: int) -> Fact | None:
-        """Step ``i`` replayed (None when it cannot be), after the earlier
-        steps it needs: the last step before it for each bound it uses.
-        Iterative, so a long chain of steps cannot exhaust the stack."""
-        done = self._step_facts
-        if i in done:
-            return done[i]
-        steps = self.scope.bound_steps
-        keyed = self._keyed_steps()
-        facts = self.constraint_facts()
-        stack = [i]
-        while stack:
-            j = stack[-1]
-            if j in done:
-                stack.pop()
-                continue
-            m, side, origin, value = steps[j]
-            f = self._origin_fact(origin, facts, self._relaxed_origins)
-            known: dict[tuple[Mono, int], Fact] = {}
-            missing: list[int] = []
-            for mj, cj in (f.poly.items() if f is not None else ()):
-                if not mj or mj is m:
-                    continue
-                key = (mj, 1 if cj > 0 else 0)
-                before = keyed.get(key)
-                if not before:
-                    continue
-                k = bisect.bisect_left(before, j) - 1
-                if k < 0:
-                    continue
-                dep = before[k]
-                if dep not in done:
-                    missing.append(dep)
-                elif done[dep] is not None:
-                    known[key] = done[dep]  # type: ignore[assignment]
-            if missing:
-                stack.extend(missing)
-                continue
-            stack.pop()
-            r = self._replay(m, side, f, known)
-            if r is not None:
-                k0 = P.constant(r.poly)
-                if not (-k0 >= value if side == 0 else k0 <= value):
-                    r = None
-            done[j] = r
-        return done[i]
-
-    def _origin_fact(self, origin: Any, facts: list[Fact], memo: dict[Any, Fact]
-                     ) -> Fact | None:
-        """The fact a propagation step used: a fact of the scope, or its
-        relaxation (the fact scaled, plus axioms of its floordiv and max
-        terms; see ``SymbolicScope.bound_steps``)."""
-        i, scale, parts = origin
-        if not 0 <= i < len(facts):
-            return None
-        if scale == 1 and not parts:
-            return facts[i]
-        f = memo.get(origin)
-        if f is None:
-            prems, mults = [facts[i]], [scale]
-            for a, w in parts:
-                # fd_lo: N - k*q >= 0;  max_ge_arg: m - D >= 0
-                prems.append(self.axioms(a)[0 if type(a) is FloorDiv else 1])
-                mults.append(w)
-            f = memo[origin] = make_combo(prems, mults)
-        return f
-
-    def _replay(self, m: Mono, side: int, f: Fact | None,
-                known: dict[tuple[Mono, int], Fact]) -> Fact | None:
-        """One propagation step as a combination (see :meth:`propagated`)."""
-        if f is None:
-            return None
-        c = f.poly.get(m)
-        if c is None or (c > 0) != (side == 0):
-            return None
-        prems, mults = [f], [1]
-        for mj, cj in f.poly.items():
-            if not mj or mj is m:
-                continue
-            need = 1 if cj > 0 else 0
-            g = known.get((mj, need))
-            if need == 0 and len(mj) == 1 and mj[0][1] == 1 and type(mj[0][0]) in (Var, Max0):
-                # the atom's own lower bound: v - 1 >= 0, max(D, 0) >= 0
-                ax = self.axioms(mj[0][0])[0]
-                if g is None or -P.constant(g.poly) < -P.constant(ax.poly):
-                    g = ax
-            if g is None:
-                return None
-            prems.append(g)
-            mults.append(abs(cj))
-        out = make_combo(prems, mults, abs(c))
-        p = out.poly
-        if p.get(m) != (1 if side == 0 else -1) or any(x is not m and x for x in p):
-            return None
-        return out
+        fact, or None (see :meth:`StepReplay.propagated_fact`)."""
+        return self.replay.propagated_fact(m, side)
 
     def mono_bounds(self, m: Mono) -> tuple[Fact | None, Fact | None]:
         """Lower and upper bound facts of a monomial (products of factor bounds
@@ -555,7 +429,7 @@ class Linearizer:
             quots = sorted(groups[den], key=by_atom)
             for i, q1 in enumerate(quots):
                 for q2 in quots[i + 1:]:
-                    if len(out) >= _MONOTONE_MAX:
+                    if len(out) >= MONOTONE_MAX:
                         return out
                     level = max(self.depth(q1), self.depth(q2))
                     diff = P.add(P.from_expr(q2.num), P.from_expr(q1.num), -1)
@@ -601,7 +475,7 @@ class Linearizer:
                                 break
                         made.append(make_product(pos, low))
                         made.append(make_product(neg, low))
-                        if len(out) + len(made) >= _EQUALITY_PRODUCTS_MAX:
+                        if len(out) + len(made) >= EQUALITY_PRODUCTS_MAX:
                             return out + made
             out += made
             todo = sorted({m for f in made for m in f.poly
@@ -707,14 +581,14 @@ class Linearizer:
         atoms = sorted(P.atoms_of(nonlin), key=canon.atom_order([nonlin]))[:4]
         pairs: list[tuple[Poly, Poly]] = []
         for x in atoms:
-            cof = _cofactor(nonlin, x)
-            quot = _divide(nonlin, cof) if cof else None
+            cof = cofactor(nonlin, x)
+            quot = divide(nonlin, cof) if cof else None
             if quot is not None and not P.is_constant(quot):
                 pairs.append((quot, cof))
                 break
         if not pairs:
             for x in atoms[:3]:
-                cof = _cofactor(p, x)
+                cof = cofactor(p, x)
                 if cof and not P.is_constant(cof):
                     pairs.append((P.mono(P.atom_mono(x)), cof))
         out: dict[frozenset[Any], Fact] = {}
@@ -743,101 +617,11 @@ class Linearizer:
         return base + canonical(more)
 
 
-def square_facts(p: Poly) -> list[Fact]:
-    """``(k*x - l*y)**2 >= 0`` for atoms ``x``, ``y`` whose squares and product
-    all occur in ``p`` (with ``k``, ``l`` from the square roots of their
-    coefficients, and ``k = l = 1``): what proves ``a^2 + b^2 >= 2*a*b``,
-    which no product of bounds gives."""
-    squares: dict[Atom, int] = {}
-    crosses: list[tuple[Atom, Atom]] = []
-    for m, c in p.items():
-        if len(m) == 1 and m[0][1] == 2:
-            squares[m[0][0]] = abs(c)
-        elif len(m) == 2 and m[0][1] == 1 and m[1][1] == 1:
-            crosses.append((m[0][0], m[1][0]))
-    out: list[Fact] = []
-    for x, y in crosses:
-        cx, cy = squares.get(x), squares.get(y)
-        if cx is None or cy is None:
-            continue
-        xm, ym = P.atom_mono(x), P.atom_mono(y)
-        pairs = [(1, 1)]
-        g = math.gcd(cx, cy)
-        k, l = math.isqrt(cx // g), math.isqrt(cy // g)
-        if (k, l) != (1, 1) and k * k * g == cx and l * l * g == cy:
-            pairs.append((k, l))
-        bases: list[Poly] = []
-        for k, l in pairs:
-            bases.append({xm: k, ym: -l})
-            # With the shift t that matches p's linear term in x: (b + 1 - 2*c)^2
-            # proves (b + 1 + 2*c)^2 >= 8*(b + 1)*c.
-            sq = p[mono_of_square(x)]  # the coefficient of x^2: scale * k^2
-            scale = sq // (k * k) if sq % (k * k) == 0 else 0
-            lin = p.get(xm, 0)
-            if scale and lin and lin % (2 * k * scale) == 0:
-                t = lin // (2 * k * scale)
-                bases.append({xm: k, ym: -l, P.ONE: t})
-        out.extend(make_square(b) for b in bases)
-        if len(out) >= _SQUARES_MAX:
-            break
-    return out
-
-
-_SQUARES_MAX = 8
-
-
-def mono_of_square(x: Atom) -> Mono:
-    """The monomial ``x^2``."""
-    return mono_mul(P.atom_mono(x), P.atom_mono(x))
-_MONOTONE_MAX = 6
+# At most this many monotone-division facts per query.
+MONOTONE_MAX = 6
 
 # At most this many equality-product facts per query (they grow the LP).
-_EQUALITY_PRODUCTS_MAX = 16
-
-
-def _cofactor(p: Poly, x: Atom) -> Poly:
-    """``C`` with ``p = x*C + R``, ``R`` free of ``x`` (content removed)."""
-    xm = P.atom_mono(x)
-    cof: Poly = {}
-    for m, c in p.items():
-        if any(a == x for a, _ in m):
-            q = mono_div(m, xm)
-            assert q is not None
-            cof[q] = cof.get(q, 0) + c
-    cof = {m: c for m, c in cof.items() if c}
-    if not cof:
-        return cof
-    g = math.gcd(*cof.values())
-    return {m: c // g for m, c in cof.items()}
-
-
-def _divide(n: Poly, d: Poly) -> Poly | None:
-    """``q`` with ``q*d == n`` exactly (integer coefficients), or None."""
-    order = {a: i for i, a in enumerate(sorted(P.atoms_of(n) | P.atoms_of(d),
-                                               key=P.atom_digest))}
-
-    def mkey(m: Mono) -> tuple[int, tuple[int, ...]]:
-        exps = [0] * len(order)
-        for a, k in m:
-            exps[order[a]] = k
-        return sum(exps), tuple(exps)
-
-    lt = max(d, key=mkey)
-    lc = d[lt]
-    rest = dict(n)
-    quot: Poly = {}
-    for _ in range(10 * len(n) + 10):
-        if not rest:
-            return {m: c for m, c in quot.items() if c}
-        lead = max(rest, key=mkey)
-        c = rest[lead]
-        q = mono_div(lead, lt)
-        if q is None or c % lc:
-            return None
-        qc = c // lc
-        quot[q] = quot.get(q, 0) + qc
-        rest = P.add(rest, P.mul({q: qc}, d), -1)
-    return None
+EQUALITY_PRODUCTS_MAX = 16
 
 
 def canonical(facts: Iterable[Fact]) -> list[Fact]:

@@ -22,12 +22,11 @@ from typing import Any
 
 from symshape.algebra.atoms import Max0
 from symshape.decision import poly as P
+from symshape.decision.derivations import combo_poly, fd_bound
 from symshape.decision.fact_kinds import (
     AXIOM_KINDS,
     KINDS,
     axiom_poly,
-    combo_poly,
-    fd_bound,
     kind_of,
     make_axiom,
     make_combo,

@@ -35,7 +35,8 @@ from symshape.algebra.bounds import Bound
 from symshape.algebra.dimexpr import DimExpr, comparison_difference
 from symshape.decision import minimize
 from symshape.decision import poly as P
-from symshape.decision.certificate import Certificate, Fact, Link, required_hypotheses
+from symshape.decision.certificate import Certificate, required_hypotheses
+from symshape.decision.facts import Fact, Link
 from symshape.decision.lemmas import UNSETTLED as _MISSING
 from symshape.decision.lemmas import Lemmas
 from symshape.decision.linearize import Linearizer
@@ -142,11 +143,6 @@ class Decider:
     def constraint_vars(self) -> tuple[str, ...]:
         """Names of the variables that occur in constraints or implicit facts."""
         return self.pool.constraint_vars()
-
-    def domain(self, polys: Sequence[Poly]) -> list[Poly]:
-        """``den - 1 >= 0`` for every symbolic divisor of the atoms of ``polys``
-        (see :meth:`ScopePool.domain`)."""
-        return self.pool.domain(polys)
 
     # -- the hooks: every search, lemma and interval certificate ------------------
     def _search_with(self, hyp_polys: Sequence[Poly], budget: tuple[int, int] | Budget,

@@ -27,6 +27,7 @@ from typing import Any, Protocol
 from symshape.algebra.atoms import FloorDiv, Max0, Var
 from symshape.algebra.dimexpr import DimExpr
 from symshape.decision import poly as P
+from symshape.decision.derivations import combo_poly, fd_bound, fd_bound_poly
 from symshape.decision.facts import CertificateError, Fact, Refutation
 from symshape.decision.poly import Poly
 from symshape.printing import dim_text
@@ -484,7 +485,7 @@ def kind_of(f: Fact) -> FactKind:
     return KINDS.get(f.kind, UNKNOWN)
 
 
-# -- derivations shared by the makers and the checks ------------------------------------------
+# -- axioms by the name of their kind ------------------------------------------------------------
 
 
 def axiom_poly(kind: str, atom: Any) -> Poly:
@@ -495,101 +496,12 @@ def axiom_poly(kind: str, atom: Any) -> Poly:
     return record.poly(atom)
 
 
-def combo_poly(premises: Sequence[Fact], mults: Sequence[int], divisor: int) -> Poly:
-    """``floor(sum(mults[i] * premises[i]) / divisor)``, checking divisibility."""
-    if len(premises) != len(mults) or not premises:
-        raise CertificateError("combination with mismatched multipliers")
-    if divisor < 1:
-        raise CertificateError(f"combination with divisor {divisor}")
-    acc: Poly = {}
-    for f, k in zip(premises, mults, strict=True):
-        if not isinstance(k, int) or k <= 0:
-            raise CertificateError(f"combination multiplier {k!r} is not a positive int")
-        P.add_into(acc, f.poly, k)
-    if divisor == 1:
-        return acc
-    out: Poly = {}
-    for m, c in acc.items():
-        if m:
-            if c % divisor:
-                raise CertificateError(
-                    f"combination is not divisible by {divisor} (coefficient {c})")
-            out[m] = c // divisor
-        else:
-            v = c // divisor  # rounding down is sound: the rest is an integer
-            if v:
-                out[m] = v
-    return out
-
-
-def fd_bound(kind: str, atom: Any, premises: Sequence[Fact]) -> int:
-    """The bound ``t`` of ``floordiv(num, den)`` given by a bound rule.
-
-    ``fd_lb``: from ``num - L >= 0`` (and optionally ``D - den >= 0``) conclude
-    ``q >= t``: ``t = L`` if ``L < 0`` (``num/den`` lies in ``[num, 0)``), else
-    ``L // D`` (``0`` without ``D``).  ``fd_ub``: from ``U - num >= 0`` (and
-    optionally ``den - D >= 0`` if ``U >= 0``, ``D - den >= 0`` if ``U < 0``)
-    conclude ``q <= t``: ``t = U // D`` (``D = 1`` without the premise) if
-    ``U >= 0``, else ``U // D`` (``-1`` without the premise).  Every rule uses
-    ``den >= 1``, an invariant of floordiv atoms.
-    """
-    if type(atom) is not FloorDiv:
-        raise CertificateError(f"{kind} fact about {type(atom).__name__} atom")
-    if isinstance(atom.den, int) and atom.den < 1:
-        raise CertificateError("floordiv by a non-positive constant")
-    if not 1 <= len(premises) <= 2:
-        raise CertificateError(f"{kind} needs one or two premises")
-    num = P.operand_poly(atom.num)
-    den = P.operand_poly(atom.den)
-    p1 = premises[0].poly
-    sign = 1 if kind == "fd_lb" else -1
-    rest = P.add(p1, num, -sign)  # fd_lb: num - L; fd_ub: U - num
-    if not P.is_constant(rest):
-        raise CertificateError(f"{kind}: first premise does not bound the numerator")
-    bound = -P.constant(rest) if kind == "fd_lb" else P.constant(rest)
-    d_upper: int | None = None  # D with den <= D
-    d_lower: int | None = None  # D with den >= D
-    if len(premises) == 2:
-        p2 = premises[1].poly
-        up = P.add(p2, den, 1)  # D - den + den = D
-        lo = P.add(p2, den, -1)  # den - D - den = -D
-        if P.is_constant(up) and P.constant(up) >= 1:
-            d_upper = P.constant(up)
-        elif P.is_constant(lo) and -P.constant(lo) >= 1:
-            d_lower = -P.constant(lo)
-        else:
-            raise CertificateError(f"{kind}: second premise does not bound the divisor")
-    if kind == "fd_lb":
-        if d_lower is not None:
-            raise CertificateError("fd_lb: a lower bound of the divisor does not help")
-        if bound < 0:
-            return bound
-        return bound // d_upper if d_upper is not None else 0
-    if kind != "fd_ub":
-        raise CertificateError(f"unknown floordiv bound rule {kind!r}")
-    if bound >= 0:
-        if d_upper is not None:
-            raise CertificateError("fd_ub: an upper bound of the divisor does not help")
-        return bound // (d_lower or 1)
-    if d_lower is not None:
-        raise CertificateError("fd_ub: a lower bound of the divisor does not help")
-    return bound // d_upper if d_upper is not None else -1
-
-
 # -- the makers, by the names the search and the tests use -------------------------------------
 
 
 def make_axiom(kind: str, atom: Any) -> Fact:
     """An axiom fact about ``atom``."""
     return Fact(axiom_poly(kind, atom), kind, atom=atom)
-
-
-def fd_bound_poly(kind: str, atom: Any, premises: Sequence[Fact]) -> Poly:
-    """``q - t`` (``fd_lb``) or ``t - q`` (``fd_ub``), see :func:`fd_bound`."""
-    t = fd_bound(kind, atom, premises)
-    m = P.atom_mono(atom)
-    p = {m: 1, P.ONE: -t} if kind == "fd_lb" else {m: -1, P.ONE: t}
-    return {k: v for k, v in p.items() if v}
 
 
 def make_fd_bound(kind: str, atom: Any, premises: Sequence[Fact]) -> Fact:

@@ -13,7 +13,8 @@ from typing import Any
 
 from symshape.algebra.atoms import FloorDiv, Var
 from symshape.decision import poly as P
-from symshape.decision.certificate import Fact, Leaf, Refutation, make_combo
+from symshape.decision.fact_kinds import make_combo
+from symshape.decision.facts import Fact, Leaf, Refutation
 from symshape.decision.linearize import Linearizer
 from symshape.decision.poly import Poly
 from symshape.decision.pool import ScopePool

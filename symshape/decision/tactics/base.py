@@ -14,7 +14,8 @@ from __future__ import annotations
 import abc
 from collections.abc import Sequence
 
-from symshape.decision.certificate import Certificate, Link
+from symshape.decision.certificate import Certificate
+from symshape.decision.facts import Link
 from symshape.decision.simplex import DEFAULT_LIMITS, Limits
 from symshape.decision.valuations import Point
 from symshape.decision.verdict import Status

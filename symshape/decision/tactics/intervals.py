@@ -15,14 +15,8 @@ from typing import Any
 
 from symshape.algebra.atoms import FloorDiv, Max0
 from symshape.decision import poly as P
-from symshape.decision.certificate import (
-    Certificate,
-    Fact,
-    Leaf,
-    Link,
-    Refutation,
-    required_hypotheses,
-)
+from symshape.decision.certificate import Certificate, required_hypotheses
+from symshape.decision.facts import Fact, Leaf, Link, Refutation
 from symshape.decision.linearize import Linearizer
 from symshape.decision.poly import Poly
 from symshape.decision.pool import ModelFinder, ScopePool

@@ -9,13 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from symshape.decision.certificate import (
-    Certificate,
-    Fact,
-    Link,
-    Refutation,
-    required_hypotheses,
-)
+from symshape.decision.certificate import Certificate, required_hypotheses
+from symshape.decision.facts import Fact, Link, Refutation
 from symshape.decision.poly import Poly
 from symshape.decision.pool import ModelFinder, ScopePool
 from symshape.decision.search import Model, Refuted, Result, Unknown

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from symshape.algebra.atoms import Var
 from symshape.decision import minimize
-from symshape.decision.certificate import Link
+from symshape.decision.facts import Link
 from symshape.decision.pool import ScopePool
 from symshape.decision.tactics.base import Outcome, Query, Tactic
 from symshape.decision.valuations import Point

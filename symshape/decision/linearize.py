@@ -18,7 +18,12 @@ are then *proved*: by replaying the propagation steps that found them
 (:mod:`symshape.decision.replay`), or by a small level-0 search (a lemma), so
 each bound fact carries its own proof and the certificates stay checkable.
 Squares and factors of a query's polynomials come from
-:mod:`symshape.decision.factoring`.  Everything is cached per scope
+:mod:`symshape.decision.factoring`.
+
+(About 640 lines, one class: the facts of each level are built from the
+caches of the levels below it (atom bounds, products of bounds, lemmas), so
+the builders stay together; the jobs that need none of those caches, the
+replay and the factoring, are modules of their own.)  Everything is cached per scope
 and sorted by canonical keys, so the facts of a query do not depend on the
 order of the constraints or on earlier queries.
 """

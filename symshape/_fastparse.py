@@ -38,7 +38,7 @@ from symshape.operators import FUNCTIONS, Op
 from symshape.util import digits_to_int
 
 __all__ = ["START_WHAT", "FastParser", "Terminal", "fast_parser", "function_name",
-           "read_terminals"]
+           "read_terminals", "simple_comparison"]
 
 START_WHAT: Final = {
     "expr_input": "dimension expression",
@@ -263,6 +263,7 @@ class FastParser:
         call = next(t.regexp for t in terminals if t.name == "CALL")
         names = re.match(r"\(\?:([A-Za-z_|]+)\)", call)
         self.functions = tuple(names.group(1).split("|")) if names else ()
+        self._simple = _simple_comparison_regexp(skip, self.functions)
         self.enabled = True
 
     # ---------------------------------------------------------------- tokens
@@ -330,6 +331,20 @@ class FastParser:
 
     def parse(self, text: str, start: str) -> Any:
         """The raw result of ``text`` for the start symbol, or None if not accepted."""
+        if not self.enabled:
+            return None
+        if start == "comparison_input" and self._simple.fullmatch(text) is not None:
+            return simple_comparison(text)
+        return self.parse_tokens(text, start)
+
+    def simple_regexp_matches(self, text: str) -> bool:
+        """Whether ``text`` is a simple comparison (see :func:`simple_comparison`),
+        which :meth:`parse` reads without the general tokenizer and parser."""
+        return self.enabled and self._simple.fullmatch(text) is not None
+
+    def parse_tokens(self, text: str, start: str) -> Any:
+        """:meth:`parse` without the shortcut for simple comparisons: the
+        tokenizer and the parser of the whole language."""
         if not self.enabled:
             return None
         toks = self.tokens(text)
@@ -543,6 +558,88 @@ def _parse(toks: list[tuple[str, str, int]], start: str) -> Any:
                     return items
                 return _finish(seq)
             raise _Fail
+
+
+# --------------------------------------------------------------- simple comparisons
+#
+# Most constraints are linear comparisons of names and small integers
+# ("b >= 16", "a >= b + 8", "2*h + 1 <= 1024", "16 <= t <= 512"), and a scope
+# parses each of its constraints once.  For those, one regexp checks the
+# whole text and one findall splits it; the nodes are built directly, without
+# the general tokenizer's token tuples or the parser's frames and operator
+# grouping (about twice as fast).  Anything else (calls, parentheses, unary
+# signs, powers, products other than ``INT*NAME``, non-ASCII names, ``!=``)
+# goes to the general parser.  The result is exactly the general parser's
+# (tests/facts/test_first_sight_scope.py compares both on generated texts).
+
+_ASCII_NAME: Final = "[A-Za-z_][A-Za-z0-9_]*+"
+_SIMPLE_SPLIT: Final = re.compile(
+    r"([ \t\f\r\n]*+)([0-9]++|[A-Za-z_][A-Za-z0-9_]*+|[<>=]=|[<>]|[-+*])")
+_SIMPLE_INT_DIGITS: Final = 18  # (int() of so few digits is digits_to_int's value)
+_ADD: Final[str] = Op.ADD.value
+_SUB: Final[str] = Op.SUB.value
+_MUL: Final[str] = Op.MUL.value
+
+
+def _simple_comparison_regexp(skip: str, functions: tuple[str, ...]) -> re.Pattern[str]:
+    """The texts :func:`simple_comparison` parses: ``side CMP side (CMP side)*``
+    with ``side = term ((+|-) term)*`` and ``term = INT | NAME | INT*NAME``,
+    where a NAME is ASCII and neither a function's name nor ``_`` alone, an
+    INT has at most 18 digits and CMP is not ``!=``.  ``skip`` is the
+    grammar's blank, ``functions`` the reserved names."""
+    ws = f"(?:{skip})?+"
+    reserved = "|".join(functions) or "(?!)"
+    name = f"(?!(?:{reserved}|_)(?![A-Za-z0-9_])){_ASCII_NAME}"
+    integer = f"[0-9]{{1,{_SIMPLE_INT_DIGITS}}}+(?![0-9])"
+    term = f"(?:{integer}(?:{ws}\\*{ws}{name})?+|{name})"
+    side = f"{term}(?:{ws}[-+]{ws}{term})*+"
+    cmp = "(?:[<>=]=|[<>])"
+    return re.compile(f"{ws}{side}{ws}{cmp}{ws}{side}(?:{ws}{cmp}{ws}{side})*+{ws}")
+
+
+def simple_comparison(text: str) -> list[Any]:
+    """The raw result (``[node, (op, column), node, ...]``) of a text that the
+    simple-comparison regexp accepts (see above)."""
+    toks = _SIMPLE_SPLIT.findall(text)
+    items: list[Any] = []
+    node: Any = None
+    op = ""
+    pos = 0
+    i = 0
+    n = len(toks)
+    while True:
+        blank, tok = toks[i]
+        pos += len(blank)
+        if tok[0] <= "9":  # an integer (the regexp allows nothing else below "A")
+            term: Any = ("int", pos + 1, int(tok))
+            pos += len(tok)
+            i += 1
+            if i < n and toks[i][1] == "*":
+                pos += len(toks[i][0]) + 1
+                blank, name = toks[i + 1]
+                pos += len(blank)
+                term = (_MUL, term[1], term, ("var", pos + 1, name))
+                pos += len(name)
+                i += 2
+        else:
+            term = ("var", pos + 1, tok)
+            pos += len(tok)
+            i += 1
+        node = term if not op else (op, node[1], node, term)
+        if i == n:
+            items.append(node)
+            return items
+        blank, tok = toks[i]
+        pos += len(blank)
+        i += 1
+        if tok == "+" or tok == "-":
+            op = _ADD if tok == "+" else _SUB
+            pos += 1
+            continue
+        items.append(node)
+        items.append((tok, pos + 1))
+        pos += len(tok)
+        op = ""
 
 
 @lru_cache(maxsize=1)

@@ -263,7 +263,7 @@ class FastParser:
         call = next(t.regexp for t in terminals if t.name == "CALL")
         names = re.match(r"\(\?:([A-Za-z_|]+)\)", call)
         self.functions = tuple(names.group(1).split("|")) if names else ()
-        self._simple = _simple_comparison_regexp(skip, self.functions)
+        self._simple, self._simple_split = _simple_regexps(skip, self.functions)
         self.enabled = True
 
     # ---------------------------------------------------------------- tokens
@@ -334,7 +334,7 @@ class FastParser:
         if not self.enabled:
             return None
         if start == "comparison_input" and self._simple.fullmatch(text) is not None:
-            return simple_comparison(text)
+            return simple_comparison(self._simple_split, text)
         return self.parse_tokens(text, start)
 
     def simple_regexp_matches(self, text: str) -> bool:
@@ -562,84 +562,119 @@ def _parse(toks: list[tuple[str, str, int]], start: str) -> Any:
 
 # --------------------------------------------------------------- simple comparisons
 #
-# Most constraints are linear comparisons of names and small integers
-# ("b >= 16", "a >= b + 8", "2*h + 1 <= 1024", "16 <= t <= 512"), and a scope
+# Most constraints are comparisons of linear forms in names and small
+# integers, perhaps with a call of two such forms ("b >= 16", "a >= b + 8",
+# "16 <= t <= 512", "mod(s, 128) == 0", "max(h, w) <= 4096"), and a scope
 # parses each of its constraints once.  For those, one regexp checks the
 # whole text and one findall splits it; the nodes are built directly, without
 # the general tokenizer's token tuples or the parser's frames and operator
-# grouping (about twice as fast).  Anything else (calls, parentheses, unary
-# signs, powers, products other than ``INT*NAME``, non-ASCII names, ``!=``)
-# goes to the general parser.  The result is exactly the general parser's
-# (tests/facts/test_first_sight_scope.py compares both on generated texts).
+# grouping (about twice as fast).  Anything else (parentheses, unary signs,
+# powers, ``//`` and ``%``, products other than ``INT*NAME`` and
+# ``INT*call``, nested calls, non-ASCII names, ``!=``) goes to the general
+# parser.  The result is exactly the general parser's
+# (tests/facts/test_first_sight_scope.py compares both, and lark).
 
 _ASCII_NAME: Final = "[A-Za-z_][A-Za-z0-9_]*+"
-_SIMPLE_SPLIT: Final = re.compile(
-    r"([ \t\f\r\n]*+)([0-9]++|[A-Za-z_][A-Za-z0-9_]*+|[<>=]=|[<>]|[-+*])")
 _SIMPLE_INT_DIGITS: Final = 18  # (int() of so few digits is digits_to_int's value)
 _ADD: Final[str] = Op.ADD.value
 _SUB: Final[str] = Op.SUB.value
 _MUL: Final[str] = Op.MUL.value
 
 
-def _simple_comparison_regexp(skip: str, functions: tuple[str, ...]) -> re.Pattern[str]:
-    """The texts :func:`simple_comparison` parses: ``side CMP side (CMP side)*``
-    with ``side = term ((+|-) term)*`` and ``term = INT | NAME | INT*NAME``,
-    where a NAME is ASCII and neither a function's name nor ``_`` alone, an
-    INT has at most 18 digits and CMP is not ``!=``.  ``skip`` is the
-    grammar's blank, ``functions`` the reserved names."""
+def _simple_regexps(skip: str, functions: tuple[str, ...]
+                    ) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The texts :func:`simple_comparison` parses, and the findall that splits
+    them into ``(blank, token)`` pairs.  A text is ``side CMP side (CMP
+    side)*`` with ``side = term ((+|-) term)*``, ``term = INT | NAME |
+    INT*NAME | call | INT*call`` and ``call = FUNCTION(inner, inner)``, where
+    an ``inner`` side has no calls; a NAME is ASCII and neither a function's
+    name nor ``_`` alone, an INT has at most 18 digits and CMP is not ``!=``.
+    ``skip`` is the grammar's blank, ``functions`` the functions' names."""
     ws = f"(?:{skip})?+"
     reserved = "|".join(functions) or "(?!)"
     name = f"(?!(?:{reserved}|_)(?![A-Za-z0-9_])){_ASCII_NAME}"
     integer = f"[0-9]{{1,{_SIMPLE_INT_DIGITS}}}+(?![0-9])"
-    term = f"(?:{integer}(?:{ws}\\*{ws}{name})?+|{name})"
+    inner_term = f"(?:{integer}(?:{ws}\\*{ws}{name})?+|{name})"
+    inner = f"{inner_term}(?:{ws}[-+]{ws}{inner_term})*+"
+    call = f"(?:{reserved}){ws}\\({ws}{inner}{ws},{ws}{inner}{ws}\\)"
+    term = f"(?:{integer}(?:{ws}\\*{ws}(?:{call}|{name}))?+|{call}|{name})"
     side = f"{term}(?:{ws}[-+]{ws}{term})*+"
     cmp = "(?:[<>=]=|[<>])"
-    return re.compile(f"{ws}{side}{ws}{cmp}{ws}{side}(?:{ws}{cmp}{ws}{side})*+{ws}")
+    whole = re.compile(f"{ws}{side}{ws}{cmp}{ws}{side}(?:{ws}{cmp}{ws}{side})*+{ws}")
+    split = re.compile(f"({ws})((?:{reserved}){ws}\\(|[0-9]++|{_ASCII_NAME}|[<>=]=|[<>]|[-+*,)])")
+    return whole, split
 
 
-def simple_comparison(text: str) -> list[Any]:
+def simple_comparison(split: re.Pattern[str], text: str) -> list[Any]:
     """The raw result (``[node, (op, column), node, ...]``) of a text that the
-    simple-comparison regexp accepts (see above)."""
-    toks = _SIMPLE_SPLIT.findall(text)
+    simple-comparison regexp accepts, split by ``split`` (see above)."""
+    toks: list[tuple[str, str]] = split.findall(text)
+    toks.append(("", ""))  # (the end: no token starts with "")
     items: list[Any] = []
+    i = 0
+    pos = 0
+    while True:
+        node, i, pos = _simple_side(toks, i, pos)
+        items.append(node)
+        blank, tok = toks[i]
+        if not tok:
+            return items
+        pos += len(blank)
+        items.append((tok, pos + 1))
+        pos += len(tok)
+        i += 1
+
+
+def _simple_side(toks: list[tuple[str, str]], i: int, pos: int) -> tuple[Any, int, int]:
+    """The side of a simple comparison starting at token ``i`` (``pos``
+    characters into the text): its node, and the token and position after it."""
     node: Any = None
     op = ""
-    pos = 0
-    i = 0
-    n = len(toks)
     while True:
         blank, tok = toks[i]
         pos += len(blank)
-        if tok[0] <= "9":  # an integer (the regexp allows nothing else below "A")
+        first = tok[0]
+        if "0" <= first <= "9":
             term: Any = ("int", pos + 1, int(tok))
             pos += len(tok)
             i += 1
-            if i < n and toks[i][1] == "*":
+            if toks[i][1] == "*":
                 pos += len(toks[i][0]) + 1
-                blank, name = toks[i + 1]
+                i += 1
+                blank, tok = toks[i]
                 pos += len(blank)
-                term = (_MUL, term[1], term, ("var", pos + 1, name))
-                pos += len(name)
-                i += 2
+                if tok[-1] == "(":
+                    right, i, pos = _simple_call(toks, i, pos)
+                else:
+                    right = ("var", pos + 1, tok)
+                    pos += len(tok)
+                    i += 1
+                term = (_MUL, term[1], term, right)
+        elif tok[-1] == "(":
+            term, i, pos = _simple_call(toks, i, pos)
         else:
             term = ("var", pos + 1, tok)
             pos += len(tok)
             i += 1
         node = term if not op else (op, node[1], node, term)
-        if i == n:
-            items.append(node)
-            return items
-        blank, tok = toks[i]
-        pos += len(blank)
+        sign = toks[i][1]
+        if sign != "+" and sign != "-":
+            return node, i, pos
+        op = _ADD if sign == "+" else _SUB
+        pos += len(toks[i][0]) + 1
         i += 1
-        if tok == "+" or tok == "-":
-            op = _ADD if tok == "+" else _SUB
-            pos += 1
-            continue
-        items.append(node)
-        items.append((tok, pos + 1))
-        pos += len(tok)
-        op = ""
+
+
+def _simple_call(toks: list[tuple[str, str]], i: int, pos: int) -> tuple[Any, int, int]:
+    """A call ``f(x, y)`` starting at token ``i`` (its blank already counted)."""
+    call = toks[i][1]
+    column = pos + 1
+    pos += len(call)
+    x, i, pos = _simple_side(toks, i + 1, pos)
+    pos += len(toks[i][0]) + 1  # ","
+    y, i, pos = _simple_side(toks, i + 1, pos)
+    pos += len(toks[i][0]) + 1  # ")"
+    return (function_name(call), column, x, y), i + 1, pos
 
 
 @lru_cache(maxsize=1)

@@ -98,6 +98,8 @@ def shown_to_hold(checks: Sequence[Check]) -> bool:
     others fix it): it is evaluated exactly.  Linear in the size of the
     checks, few allocations: this runs on every scope built."""
     n = len(checks)
+    if n == 1 and _settled_by_own_variable(checks[0]):
+        return True
     owns: list[list[str] | None] = [None] * n  # variables that may settle check i
     names: list[list[str]] = [[]] * n  # the variables of check i
     steps = [1] * n  # the lcm of the constant divisors of check i
@@ -222,6 +224,24 @@ class _ValueAt:
             self._memo = {}
         v = value_at(check[0], env, self._memo)
         return None if v is None else check[1] * v
+
+
+def _settled_by_own_variable(check: Check) -> bool:
+    """Whether one inequality, linear in variables, has a variable with a
+    positive coefficient (raising it makes the check hold): the peeling of
+    :func:`shown_to_hold` for a scope of one constraint, without its tables."""
+    f, kind = check
+    if kind != 1 or not isinstance(f, DimExpr):
+        return False
+    own = False
+    for m, c in f.terms.items():
+        if not m:
+            continue
+        if len(m) != 1 or m[0][1] != 1 or type(m[0][0]) is not Var:
+            return False
+        if c > 0:
+            own = True
+    return own
 
 
 def _checks_with(names: list[list[str]]) -> dict[str, list[int]]:

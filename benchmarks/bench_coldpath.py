@@ -1218,7 +1218,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true",
                     help="a short run for tests: 4 queries per family, short scope section")
     ap.add_argument("--per-family", type=int, default=None,
-                    help="first-sight queries per family (default 40)")
+                    help="first-sight queries per family (default 30)")
     ap.add_argument("--rounds", type=int, default=None,
                     help="first-sight rounds per query (default 2)")
     ap.add_argument("--seed", type=int, default=2026)
@@ -1229,7 +1229,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", default="sight,scope,cold",
                     help="comma-separated sections: sight, scope, cold, scaling")
     args = ap.parse_args(argv)
-    per_family = args.per_family if args.per_family is not None else (4 if args.quick else 40)
+    per_family = args.per_family if args.per_family is not None else (4 if args.quick else 30)
     rounds = args.rounds if args.rounds is not None else 2
     cap = args.cap if args.cap is not None else (2.0 if args.quick else 20.0)
     have_jax = JAX_EXPORT is not None

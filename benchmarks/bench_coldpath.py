@@ -73,7 +73,6 @@ from _harness import (  # noqa: E402
     compare,
     compare_op,
     fmt_time,
-    percentile,
     ratio,
 )
 
@@ -601,11 +600,19 @@ class SightRun:
     unstable: list[str] = field(default_factory=list)
 
 
+def _rank(ordered: Sequence[float], q: float) -> float:
+    """The ``q``-quantile of sorted values by the nearest rank (never below the
+    median for q >= 0.5, even with few values)."""
+    return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
+
+
 def _stats(ts: Sequence[float]) -> tuple[float, float, float, float]:
-    """Median, p90, p99 and total of ``ts``."""
+    """Median, p90, p99 (nearest rank) and total of ``ts``."""
     if not ts:
         return math.nan, math.nan, math.nan, math.nan
-    return (statistics.median(ts), percentile(ts, 0.9), percentile(ts, 0.99), math.fsum(ts))
+    ordered = sorted(ts)
+    return (statistics.median(ordered), _rank(ordered, 0.9), _rank(ordered, 0.99),
+            math.fsum(ordered))
 
 
 def _fmt_opt(t: float) -> str:
@@ -757,7 +764,8 @@ def section_first_sight(per_family: int, seed: int, rounds: int, have_jax: bool,
                 if have_jax:
                     jg = _stats(times(run.first, "jax", None,
                                       functools.partial(_sample_decided, "jax", False)))
-                    line += f" (JAX: {_fmt_opt(jg[0])}, p90 {_fmt_opt(jg[1])})"
+                    line += (f" (JAX: {_fmt_opt(jg[0])}, p90 {_fmt_opt(jg[1])}; JAX / symshape "
+                             f"median {ratio(jg[0], g[0])}, p90 {ratio(jg[1], g[1])})")
                 summary.append(line)
     print("\n  CACHED (the last round's texts again: every cache keyed by text answers; not "
           "first sight)")

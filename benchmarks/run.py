@@ -5,12 +5,13 @@ Run: ``python benchmarks/run.py [--quick] [--only NAME,NAME]``.
 Each benchmark runs in a process of its own (one library's caches or imports
 never reach another benchmark), its output streams as it runs, and the lines
 that state ratios against JAX or PyTorch, or the targets of the issues, are
-repeated at the end.  The cold path (one-off queries that build their own
-scope from strings, scope creation, the scaling table) is part of the default
-run.  ``--quick`` passes ``--quick`` to the benchmarks that have it (about 5
-minutes in all on a 2-core machine instead of about 25).  The exit status is
-the first non-zero one of a benchmark (``bench_renaming`` exits 1 when two
-decided answers disagree).
+repeated at the end.  The cold path (first-sight queries whose texts the
+process has never seen, in symshape and JAX, with the cached figures beside;
+scope creation from fresh strings) is part of the default run.  ``--quick``
+passes ``--quick`` to the benchmarks that have it (about 5 minutes in all on a
+2-core machine instead of about 25).  The exit status is the first non-zero
+one of a benchmark (``bench_renaming`` exits 1 when two decided answers
+disagree).
 """
 
 from __future__ import annotations

@@ -52,6 +52,11 @@ def build(node: tuple[Any, ...], scope: SymbolicScope, text: str = "",
     before: parsed specs share repeated subtrees (see
     :func:`symshape.parsing.share_subtrees`), and the links of a comparison
     chain share their middle operands."""
+    kind = node[0]
+    if kind == "var":  # (a leaf: no memo, no walk)
+        return scope.var(node[2])
+    if kind == "int":
+        return int(node[2])
     if memo is None:
         memo = {}
     got = memo.get(id(node))

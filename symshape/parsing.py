@@ -270,6 +270,8 @@ def _parse_comparison_uncached(text: str) -> tuple[Comparison, ...]:
                 raise ParseError("invalid comparison: '!=' cannot be chained; write "
                                  "separate comparisons", text=text, column=column)
     _check_depth(chain[::2], text, "comparison_input")
+    if len(chain) == 3:  # (the common case: one comparison, no generator)
+        return ((chain[1][0], chain[0], chain[2]),)
     return tuple((chain[i][0], chain[i - 1], chain[i + 1]) for i in range(1, len(chain), 2))
 
 

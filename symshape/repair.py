@@ -98,6 +98,8 @@ def shown_to_hold(checks: Sequence[Check]) -> bool:
     others fix it): it is evaluated exactly.  Linear in the size of the
     checks, few allocations: this runs on every scope built."""
     n = len(checks)
+    if n == 1 and _settled_by_own_variable(checks[0]):
+        return True
     owns: list[list[str] | None] = [None] * n  # variables that may settle check i
     names: list[list[str]] = [[]] * n  # the variables of check i
     steps = [1] * n  # the lcm of the constant divisors of check i
@@ -181,23 +183,65 @@ def shown_to_hold(checks: Sequence[Check]) -> bool:
     for x in env:
         env[x] = step
     memo: dict[Any, int | None] = {}  # (atom values at env, shared by the checks)
+    failed = -1
     for i in range(n):
         if not peeled[i]:
             f, kind = checks[i]
             v = value_at(f, env, memo)
             if v is None or v < 0 or (kind == 0 and v != 0):
+                failed = i
                 break
     else:
         return True
+    # The repair starts with the check that failed (the ones before it hold
+    # at env: evaluating them first again would only find that out again),
+    # and evaluates the checks of one valuation with one memo of atom values.
     signed: list[tuple[DimExpr | int, int]] = []
-    for i in range(n):
+    for i in (failed, *range(failed), *range(failed + 1, n)):
         if not peeled[i]:
             f, kind = checks[i]
             signed.append((f, 1))
             if kind == 0:
                 signed.append((f, -1))
-    return repaired(env, signed, _signed_value, _signed_rates,
-                    str, step) is not None
+    return repaired(env, signed, _ValueAt(), _signed_rates, str, step) is not None
+
+
+class _ValueAt:
+    """``check``'s signed value at ``env`` (see :func:`_signed_value`), with the
+    values of atoms remembered while ``env`` keeps its values: a repair
+    evaluates every check at one valuation before it changes it."""
+
+    __slots__ = ("_at", "_memo")
+
+    def __init__(self) -> None:
+        self._at: tuple[int, ...] = ()
+        self._memo: dict[Any, int | None] = {}
+
+    def __call__(self, env: dict[str, int], check: tuple[DimExpr | int, int]) -> int | None:
+        at = tuple(env.values())  # (a repair changes values, never the keys)
+        if at != self._at:
+            self._at = at
+            self._memo = {}
+        v = value_at(check[0], env, self._memo)
+        return None if v is None else check[1] * v
+
+
+def _settled_by_own_variable(check: Check) -> bool:
+    """Whether one inequality, linear in variables, has a variable with a
+    positive coefficient (raising it makes the check hold): the peeling of
+    :func:`shown_to_hold` for a scope of one constraint, without its tables."""
+    f, kind = check
+    if kind != 1 or not isinstance(f, DimExpr):
+        return False
+    own = False
+    for m, c in f.terms.items():
+        if not m:
+            continue
+        if len(m) != 1 or m[0][1] != 1 or type(m[0][0]) is not Var:
+            return False
+        if c > 0:
+            own = True
+    return own
 
 
 def _checks_with(names: list[list[str]]) -> dict[str, list[int]]:

@@ -28,6 +28,7 @@ from symshape.algebra.atoms import (
 )
 from symshape.algebra.bounds import is_finite
 from symshape.algebra.dimexpr import DimExpr, DimLike, check_dim, mul_any, scope_of, set_division
+from symshape.algebra.factor import common_variable_factor, constant_residue, divide_terms
 from symshape.algebra.poly import Terms
 from symshape.errors import DivisionByZeroRiskError
 
@@ -199,6 +200,12 @@ def _floordiv_sym(x: DimExpr | int, y: DimExpr, scope: AlgebraScope) -> DimExpr 
             return floordiv(x // g if isinstance(x, int) else
                             DimExpr.make({m: c // g for m, c in x.terms.items()}, scope),
                             DimExpr.make({m: c // g for m, c in y.terms.items()}, scope))
+    # A common product of variables (positive): floordiv(b*s, 128*b) == floordiv(s, 128).
+    if isinstance(x, DimExpr):
+        common = common_variable_factor(x.terms, y.terms)
+        if common is not ONE:
+            return floordiv(DimExpr.make(divide_terms(x.terms, common), scope),
+                            DimExpr.make(divide_terms(y.terms, common), scope))
     # Exact polynomial division pulls out the integer-valued quotient:
     # floordiv(q*y + r, y) == q + floordiv(r, y).
     quot, rem = poly_divmod(x, y, scope)
@@ -298,6 +305,11 @@ def mod(x: DimLike, y: DimLike) -> DimExpr | int:
         if y == 0:
             raise ZeroDivisionError(f"mod({x}, 0): division by zero")
         return x % y
+    if isinstance(y, int) and isinstance(x, DimExpr) and y >= 2:
+        # A polynomial constant modulo y (n^2 + n is even): its residue.
+        r = constant_residue(x.terms, y)
+        if r is not None:
+            return r
     q = floordiv(x, y)
     return x - mul_any(y, q, scope_of(x, y))  # type: ignore[arg-type]
 

@@ -305,6 +305,14 @@ def mod(x: DimLike, y: DimLike) -> DimExpr | int:
         if y == 0:
             raise ZeroDivisionError(f"mod({x}, 0): division by zero")
         return x % y
+    if isinstance(y, DimExpr) and isinstance(x, DimExpr):
+        # mod(g*x', g*y') == g*mod(x', y') for a product of variables g (> 0)
+        common = common_variable_factor(x.terms, y.terms)
+        if common is not ONE:
+            scope = scope_of(x, y)
+            inner = mod(DimExpr.make(divide_terms(x.terms, common), scope),
+                        DimExpr.make(divide_terms(y.terms, common), scope))
+            return mul_any(DimExpr.make({common: 1}, scope), inner, scope)  # type: ignore[arg-type]
     if isinstance(y, int) and isinstance(x, DimExpr) and y >= 2:
         # A polynomial constant modulo y (n^2 + n is even): its residue.
         r = constant_residue(x.terms, y)

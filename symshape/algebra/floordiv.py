@@ -211,6 +211,13 @@ def _floordiv_sym(x: DimExpr | int, y: DimExpr, scope: AlgebraScope) -> DimExpr 
     quot, rem = poly_divmod(x, y, scope)
     if isinstance(rem, int) and rem == 0:
         return quot
+    if (rem if isinstance(rem, int) else rem.leading_coefficient) < 0:
+        # Keep the leading sign positive, as for a constant divisor:
+        # floordiv(R, y) == -1 - floordiv(-R - 1, y) for y >= 1, so that
+        # -floordiv(-n, d) and floordiv(n + d - 1, d) are both 1 + floordiv(n - 1, d).
+        # (-R - 1 has a positive leading coefficient: no term of R is divisible
+        # by y's leading term, so this does not recur.)
+        return quot - 1 - floordiv(-rem - 1, y)
     if isinstance(rem, int):
         atom: DimExpr | int = _floordiv_sym_atom(rem, y, scope)
     else:

@@ -37,6 +37,7 @@ from symshape.decision.certificate import (
     split_cases,
 )
 from symshape.decision.poly import Poly
+from symshape.decision.products import extra_products
 from symshape.decision.simplex import Budget, BudgetExceeded, Conflict, Simplex
 
 
@@ -92,7 +93,7 @@ class Search:
     def __init__(self, facts: Sequence[Fact], hyps: Sequence[Fact], budget: Budget,
                  accept: Callable[[dict[str, int]], bool] | None = None,
                  max_depth: int = 60) -> None:
-        self.facts = list(facts) + list(hyps)
+        self.facts = list(facts) + list(hyps) + extra_products(facts, hyps)
         self.budget = budget
         self.accept = accept
         self.max_depth = max_depth

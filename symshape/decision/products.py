@@ -17,23 +17,35 @@ that a certificate checks by multiplying its premises:
   of degree 2 in variables, the linear constraints over those variables are
   multiplied with each other and with the variables' bounds.
 
-Both are capped: when a family would exceed its cap, none of it is added, so
+* **Squares that complete a quadratic hypothesis.**  ``(p + q)^2 >= 4*p*q``
+  for linear forms ``p``, ``q`` is ``(p - q)^2 >= 0``: the symmetric
+  decomposition (``L*D*L^T``, exact rationals) of the hypothesis's quadratic
+  form, with the constant as the last coordinate, gives the squares of
+  linear forms, shifts included, that a certificate needs.
+
+All are capped: when a family would exceed its cap, none of it is added, so
 what a search sees never depends on an order of the facts (which could
 follow the variables' names).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from fractions import Fraction
 
-from symshape.algebra.atoms import Var
-from symshape.decision.certificate import Fact, make_product
+from symshape.algebra.atoms import Atom, Var
+from symshape.decision import canon
+from symshape.decision import poly as P
+from symshape.decision.certificate import Fact, make_product, make_square
 from symshape.decision.poly import Poly
 
 #: most hypothesis-times-divisor products per search
 DIVISOR_PRODUCTS_MAX = 12
 #: most linear order facts multiplied pairwise (with the variables' bounds)
 ORDER_FACTS_MAX = 6
+#: most atoms of a quadratic hypothesis that :func:`completing_squares` decomposes
+SQUARE_ATOMS_MAX = 8
 
 
 def _linear(p: Poly) -> bool:
@@ -79,10 +91,75 @@ def order_products(facts: Sequence[Fact], hyps: Sequence[Fact]) -> list[Fact]:
     return out
 
 
+def completing_squares(hyps: Sequence[Fact]) -> list[Fact]:
+    """Squares of the linear forms of the ``L*D*L^T`` decomposition of each
+    quadratic hypothesis's negation, where its quadratic part is positive
+    semidefinite (else none)."""
+    out: list[Fact] = []
+    for h in hyps:
+        out.extend(_squares_of(P.scale(h.poly, -1)))
+    return out
+
+
+def _squares_of(q: Poly) -> list[Fact]:
+    atoms: list[Atom] = []
+    seen: set[Atom] = set()
+    quadratic = False
+    for m in q:
+        degree = sum(k for _, k in m)
+        if degree > 2:
+            return []
+        quadratic = quadratic or degree == 2
+        for a, _ in m:
+            if a not in seen:
+                seen.add(a)
+                atoms.append(a)
+    if not quadratic or len(atoms) > SQUARE_ATOMS_MAX:
+        return []
+    # Coordinates in an order that ignores the variables' names (the
+    # decomposition, and so the squares, depend on it); the constant last.
+    order = canon.atom_order([q])
+    atoms.sort(key=order)
+    n = len(atoms)
+    index = {a: i for i, a in enumerate(atoms)}
+    mat = [[Fraction(0)] * (n + 1) for _ in range(n + 1)]
+    for m, c in q.items():
+        if not m:
+            mat[n][n] += c
+        elif len(m) == 1 and m[0][1] == 2:
+            i = index[m[0][0]]
+            mat[i][i] += c
+        else:
+            i = index[m[0][0]]
+            j = index[m[1][0]] if len(m) == 2 else n
+            mat[i][j] += Fraction(c, 2)
+            mat[j][i] += Fraction(c, 2)
+    bases: list[Poly] = []
+    monos = [P.atom_mono(a) for a in atoms] + [P.ONE]
+    for k in range(n):
+        pivot = mat[k][k]
+        if pivot < 0:
+            return []  # not positive semidefinite: no decomposition helps
+        if pivot == 0:
+            if any(mat[k][j] for j in range(k + 1, n)):
+                return []
+            continue
+        row = [mat[k][j] / pivot for j in range(n + 1)]
+        scale = math.lcm(*(r.denominator for r in row[k:]))
+        bases.append({monos[j]: int(row[j] * scale) for j in range(k, n + 1) if row[j]})
+        for i in range(k + 1, n + 1):
+            f = mat[i][k]
+            if f:
+                for j in range(k, n + 1):
+                    mat[i][j] -= f * row[j]
+    return [make_square(b) for b in bases]
+
+
 def extra_products(facts: Sequence[Fact], hyps: Sequence[Fact]) -> list[Fact]:
     """The products above for one search over ``facts`` and ``hyps``."""
-    return divisor_products(facts, hyps) + order_products(facts, hyps)
+    return divisor_products(facts, hyps) + order_products(facts, hyps) + \
+        completing_squares(hyps)
 
 
-__all__ = ["DIVISOR_PRODUCTS_MAX", "ORDER_FACTS_MAX", "divisor_products", "extra_products",
-           "order_products"]
+__all__ = ["DIVISOR_PRODUCTS_MAX", "ORDER_FACTS_MAX", "SQUARE_ATOMS_MAX", "completing_squares",
+           "divisor_products", "extra_products", "order_products"]

@@ -59,8 +59,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _harness import compare_op, fmt_time  # noqa: E402
-from _ml_families import ML_FAMILIES, renamed  # noqa: E402
 from support.exprgen import jax_ops  # noqa: E402
+from support.ml_families import ML_FAMILIES, renamed  # noqa: E402
 from support.oracle import (  # noqa: E402
     Claim,
     Z3Oracle,
@@ -459,7 +459,7 @@ FAMILIES: dict[str, Callable[[random.Random], Claim]] = {
 }
 """Family name -> generator of one claim; "T:" marks families of true claims.
 Every claim drawn is renamed (fresh random variable names, see
-``_ml_families.renamed``), so no family's rate depends on names."""
+``tests/support/ml_families.py``), so no family's rate depends on names."""
 
 _IDENT = re.compile(r"\b(?!max\b|min\b|mod\b|floordiv\b)([A-Za-z_]\w*)\b")
 

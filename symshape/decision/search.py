@@ -150,6 +150,13 @@ class Search:
                         splits.append((xj, rj))
                 if splits:
                     self.products.append((self.col_of[m], m, splits))
+        # Rows in the order of their forms over the columns, which ignores the
+        # names as the columns' order does: the facts arrive sorted by keys
+        # built from names, and the simplex's pivots (and so the search's
+        # path) follow the order of its rows.
+        col_of = self.col_of
+        self.facts.sort(key=lambda f: sorted((col_of[m] if m else -1, c)
+                                             for m, c in f.poly.items()))
         for f in self.facts:
             c = self.assert_fact(f)
             if c is not None:

@@ -1,4 +1,5 @@
-"""Families of claims that model code asks (issue 29), for ``bench_decision.py``.
+"""Families of claims that model code asks (issue 29), for the decision tests
+and ``benchmarks/bench_decision.py``.
 
 Each generator draws one :class:`Claim` from a seeded ``random.Random``: many
 instances per family (constants, divisors, factors and shapes vary), true

@@ -45,7 +45,14 @@ from symshape.decision.poly import Poly
 from symshape.decision.search import Model, Refuted, Result, Search, Unknown
 from symshape.decision.simplex import DEFAULT_LIMITS, Budget, Limits
 from symshape.decision.valuations import FREE_POINTS, POOL_FREE_SEEDS, Point, Pool
-from symshape.decision.verdict import Lease, Status, Verdict, format_valuation
+from symshape.decision.verdict import (
+    BUDGET_RAN_OUT,
+    Lease,
+    Status,
+    Verdict,
+    format_valuation,
+    undecided_reason,
+)
 from symshape.errors import UnsatisfiableConstraintsError
 from symshape.scope import register_decider
 
@@ -501,7 +508,7 @@ class Decider:
         if holds is not None and fails is not None:
             return _Outcome(Status.INCONCLUSIVE, holds, fails, None, _DEPENDS)
         return _Outcome(Status.UNDECIDED, holds, fails, None,
-                        reason or "undecided within the work budget")
+                        reason or BUDGET_RAN_OUT)
 
     def _directed(self, d: Poly, start: Point | None, want_fails: bool) -> Point | None:
         """A valid valuation, defined for the query, where ``d >= 0`` fails
@@ -1051,13 +1058,7 @@ _OPEN = (Status.INCONCLUSIVE, Status.UNDECIDED)
 
 
 def _unknown_reason(r: Result) -> str:
-    if isinstance(r, Unknown):
-        if "budget" in r.reason:
-            return "undecided within the work budget"
-        if "depth" in r.reason:
-            return "undecided: the case analysis is too deep"
-        return "undecided: " + r.reason
-    return ""
+    return undecided_reason(r.reason) if isinstance(r, Unknown) else ""
 
 
 register_decider(Decider)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from symshape.algebra.atoms import (
     ONE,
     FloorDiv,
+    Mono,
     atom_mono,
     make_floordiv_atom,
     mono_div,
@@ -89,12 +90,21 @@ def _floordiv_const(x: DimExpr, k: int, scope: AlgebraScope) -> DimExpr | int:
     ``x`` that the scope's equalities make a multiple of ``k`` (``E ==
     K*floordiv(E, K)`` with ``k | c*K``) is pulled out as ``(c*K/k)*floordiv(E, K)``.
     """
-    for e_terms, big_k, fd_mono in scope.divisibility_rules():
+    rules = scope.divisibility_rules()
+    for e_terms, big_k, fd_mono in rules:
         c = _scale_in(x.terms, e_terms)
         if c and (c * big_k) % k == 0:
             rest = {m: v for m, v in x.terms.items() if m not in e_terms}
             return DimExpr.make({fd_mono: c * big_k // k}, scope) + \
                 floordiv(DimExpr.make(rest, scope), k)
+    for e_terms, big_k, fd_mono in rules:
+        if len(e_terms) == 1:
+            # Multiples of a one-term E: c*g*E == (c*K)*g*floordiv(E, K)
+            # (b*s == 128*b*floordiv(s, 128) under mod(s, 128) == 0).
+            split = _multiples_of_term(x.terms, e_terms, big_k, fd_mono, k)
+            if split is not None:
+                pulled, rest = split
+                return DimExpr.make(pulled, scope) + floordiv(DimExpr.make(rest, scope), k)
     quot, rem = _split_coefficients(x.terms, k)
     const = rem.pop(ONE, 0)
     pulled: DimExpr | int = DimExpr.make(quot, scope) if quot else 0
@@ -127,6 +137,26 @@ def _floordiv_const(x: DimExpr, k: int, scope: AlgebraScope) -> DimExpr | int:
     same = x if not quot and g == 1 and not scope.rewrites_terms else None
     atom = _floordiv_const_atom(rem, k, scope, same, reduced=True)
     return atom if type(pulled) is int and pulled == 0 else pulled + atom
+
+
+def _multiples_of_term(terms: Terms, e_terms: Terms, big_k: int, fd_mono: Mono, k: int
+                       ) -> tuple[Terms, Terms] | None:
+    """``(pulled, rest)`` with ``terms == k*pulled + rest`` where the terms of
+    ``pulled`` are monomial multiples of ``E == big_k*fd`` (``E`` one term,
+    ``fd`` the monomial of ``floordiv(E, big_k)``); None when no term is one."""
+    (e_mono, e_c), = e_terms.items()
+    pulled: Terms = {}
+    rest: Terms = {}
+    for m, c in terms.items():
+        g = mono_div(m, e_mono)
+        if g is not None and c % e_c == 0 and (c // e_c * big_k) % k == 0:
+            pm = mono_mul(g, fd_mono)
+            pulled[pm] = pulled.get(pm, 0) + c // e_c * big_k // k
+        else:
+            rest[m] = c
+    if not pulled:
+        return None
+    return {m: c for m, c in pulled.items() if c}, rest
 
 
 def _scale_in(terms: Terms, part: Terms) -> int:

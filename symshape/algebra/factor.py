@@ -32,7 +32,7 @@ def common_variable_factor(*polys: Terms) -> Mono:
         for m in p:
             if m is ONE:
                 return ONE
-            here = {a: k for a, k in m if type(a) is Var}
+            here: dict[Atom, int] = {a: k for a, k in m if type(a) is Var}
             if common is None:
                 common = here
             else:

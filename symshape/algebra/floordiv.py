@@ -103,8 +103,8 @@ def _floordiv_const(x: DimExpr, k: int, scope: AlgebraScope) -> DimExpr | int:
             # (b*s == 128*b*floordiv(s, 128) under mod(s, 128) == 0).
             split = _multiples_of_term(x.terms, e_terms, big_k, fd_mono, k)
             if split is not None:
-                pulled, rest = split
-                return DimExpr.make(pulled, scope) + floordiv(DimExpr.make(rest, scope), k)
+                multiples, others = split
+                return DimExpr.make(multiples, scope) + floordiv(DimExpr.make(others, scope), k)
     quot, rem = _split_coefficients(x.terms, k)
     const = rem.pop(ONE, 0)
     pulled: DimExpr | int = DimExpr.make(quot, scope) if quot else 0
@@ -347,9 +347,10 @@ def mod(x: DimLike, y: DimLike) -> DimExpr | int:
         common = common_variable_factor(x.terms, y.terms)
         if common is not ONE:
             scope = scope_of(x, y)
+            assert scope is not None  # (both are expressions)
             inner = mod(DimExpr.make(divide_terms(x.terms, common), scope),
                         DimExpr.make(divide_terms(y.terms, common), scope))
-            return mul_any(DimExpr.make({common: 1}, scope), inner, scope)  # type: ignore[arg-type]
+            return mul_any(DimExpr.make({common: 1}, scope), inner, scope)
     if isinstance(y, int) and isinstance(x, DimExpr) and y >= 2:
         # A polynomial constant modulo y (n^2 + n is even): its residue.
         r = constant_residue(x.terms, y)

@@ -39,7 +39,8 @@ from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 COMPILED = ("symshape/util.py", "symshape/_fastparse.py", "symshape/parsing.py",
             "symshape/algebra/atoms.py", "symshape/algebra/poly.py", "symshape/algebra/bounds.py",
             "symshape/algebra/dimexpr.py",
-            "symshape/algebra/floordiv.py", "symshape/algebra/maxmin.py",
+            "symshape/algebra/factor.py", "symshape/algebra/floordiv.py",
+            "symshape/algebra/maxmin.py",
             "symshape/algebra/substitute.py", "symshape/build.py", "symshape/repair.py",
             "symshape/rules.py", "symshape/intervals.py", "symshape/scope.py")
 #: written next to the compiled modules: the source digest each was built from

@@ -60,6 +60,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from _harness import compare_op, fmt_time  # noqa: E402
 from support.exprgen import jax_ops  # noqa: E402
+from support.ml_families import ML_FAMILIES, renamed  # noqa: E402
 from support.oracle import (  # noqa: E402
     Claim,
     Z3Oracle,
@@ -454,8 +455,11 @@ FAMILIES: dict[str, Callable[[random.Random], Claim]] = {
     "T: p^2+q^2 >= 2pq": fam_sum_squares,
     "T: floordiv monotone": fam_floordiv_monotone,
     "T: max*min == m*f": fam_maxmin_product,
+    **ML_FAMILIES,
 }
-"""Family name -> generator of one claim; "T:" marks families of true claims."""
+"""Family name -> generator of one claim; "T:" marks families of true claims.
+Every claim drawn is renamed (fresh random variable names, see
+``tests/support/ml_families.py``), so no family's rate depends on names."""
 
 _IDENT = re.compile(r"\b(?!max\b|min\b|mod\b|floordiv\b)([A-Za-z_]\w*)\b")
 
@@ -590,6 +594,10 @@ def family_truth(c: Claim, limit: float) -> Truth:
     return t
 
 
+def _rate(got: int, n: int) -> str:
+    return f"{got}/{n} ({100 * got / n:.0f}%)" if n else "-"
+
+
 def run_families(per_family: int, seed: int, have_jax: bool, limit: float) -> int:
     """The family table; returns the number of wrong answers."""
     libs: dict[str, Callable[[Claim], str]] = {"symshape": family_symshape,
@@ -604,7 +612,8 @@ def run_families(per_family: int, seed: int, have_jax: bool, limit: float) -> in
         rng = random.Random(f"{seed}:{fam}")
         made = 0
         while made < per_family:
-            c = gen(rng)
+            drawn = gen(rng)
+            c = renamed(drawn, rng, claim_names(drawn))
             try:  # contradictory generated constraints: not a query
                 symshape.SymbolicScope(list(c.constraints))
             except symshape.UnsatisfiableConstraintsError:
@@ -624,6 +633,7 @@ def run_families(per_family: int, seed: int, have_jax: bool, limit: float) -> in
     total_wrong = 0
     slow: list[str] = []
     summary: dict[str, list[int]] = {lib: [0, 0] for lib in libs}
+    rates: dict[str, dict[str, tuple[int, int]]] = {lib: {} for lib in libs}
     for fam in FAMILIES:
         idx = [i for i, (f, _, _) in enumerate(rows) if f == fam]
         labels = [truths[i].label for i in idx]
@@ -648,6 +658,10 @@ def run_families(per_family: int, seed: int, have_jax: bool, limit: float) -> in
             wrong_n.append(w)
             summary[lib][0] += p + r
             summary[lib][1] += len(ans)
+            decidable = [i for i in idx if truths[i].label in ("valid", "unsat")]
+            got = sum(rows[i][2][lib][0] == ("proved" if truths[i].label == "valid"
+                                             else "refuted") for i in decidable)
+            rates[lib][fam] = (got, len(decidable))
         total_wrong += sum(wrong_n)
         line += f"{'/'.join(map(str, wrong_n)):>9}  "
         for lib in libs:
@@ -666,6 +680,14 @@ def run_families(per_family: int, seed: int, have_jax: bool, limit: float) -> in
           "contingent by prove; wrong: " + "/".join(libs) + ")")
     print("decided (proved + refuted): " + ", ".join(
         f"{lib} {d}/{n} ({100 * d / max(n, 1):.0f}%)" for lib, (d, n) in summary.items()))
+    print("\ndecided of the decidable claims (valid or unsat), per family:")
+    print(f"{'family':26}" + "".join(f"{lib:>16}" for lib in libs))
+    for fam in FAMILIES:
+        print(f"{fam:26}" + "".join(
+            f"{_rate(*rates[lib].get(fam, (0, 0))):>16}" for lib in libs))
+    print(f"{'overall':26}" + "".join("{:>16}".format(_rate(
+        sum(g for g, _ in rates[lib].values()), sum(n for _, n in rates[lib].values())))
+        for lib in libs))
     print("timeouts: " + ", ".join(
         f"{lib} {sum(res[lib][0] == 'timeout' for _, _, res in rows)}" for lib in libs)
           + "; not buildable: " + ", ".join(
@@ -703,7 +725,15 @@ def main(argv: list[str] | None = None) -> int:
         have_jax = False
         print("jax is not installed: symshape only")
 
-    rng = random.Random(args.seed)
+    wrong_total = run_claims(n, args.seed, have_jax) if n else 0
+    if per_family:
+        wrong_total += run_families(per_family, args.seed, have_jax, limit)
+    return 1 if wrong_total else 0
+
+
+def run_claims(n: int, seed: int, have_jax: bool) -> int:
+    """The table of generated claims; returns the number of wrong answers."""
+    rng = random.Random(seed)
     rows: dict[str, dict[str, Any]] = {
         lib: {"times": [], "cached": [], "proved": 0, "refuted": 0, "inconclusive": 0,
               "wrong": 0, "answers": []}
@@ -741,7 +771,7 @@ def main(argv: list[str] | None = None) -> int:
             superset_miss += rj != "inconclusive" and rs == "inconclusive"
             extra += rj == "inconclusive" and rs != "inconclusive"
 
-    print(f"{n_used} claims (seed {args.seed}); ground truth: "
+    print(f"{n_used} claims (seed {seed}); ground truth: "
           + ", ".join(f"{k} {truths.count(k)}" for k in ("valid", "unsat", "contingent",
                                                           "unknown")))
     head = (f"{'library':10} {'proved':>7} {'refuted':>8} {'inconcl.':>9} {'wrong':>6} "
@@ -762,10 +792,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"decided by JAX but not by symshape: {superset_miss}")
         print(f"decided by symshape but not by JAX: {extra}")
     print(f"(total wall time {time.perf_counter() - t_start:.1f} s, including ground truth)")
-    wrong_total = sum(row["wrong"] for row in rows.values())
-    if per_family:
-        wrong_total += run_families(per_family, args.seed, have_jax, limit)
-    return 1 if wrong_total else 0
+    return sum(row["wrong"] for row in rows.values())
 
 
 if __name__ == "__main__":

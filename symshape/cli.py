@@ -93,9 +93,13 @@ def _limits(args: argparse.Namespace, progress: ProgressLine | None) -> dict[str
     return {"budget": args.budget, "time_limit": args.time_limit, "progress": progress}
 
 
-_UNDECIDED_HINT = ("The work budget (or the time limit) ran out before the claim was decided: "
-                   "a larger --budget (e.g. --budget 4), a longer --time-limit, or a "
-                   "constraint may settle it.")
+def _undecided_hint(verdict: Any) -> str:
+    """What may settle an undecided claim, in the command's terms: more
+    ``--budget`` only where the budget ran out."""
+    from symshape.decision.verdict import undecided_advice
+    advice = undecided_advice(verdict.reason, budget="a larger --budget (e.g. --budget 4)",
+                              time_limit="a longer --time-limit")
+    return advice[0].upper() + advice[1:]
 
 
 def _cmd_prove(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
@@ -115,7 +119,7 @@ def _cmd_prove(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         if out_of_time and str(verdict.status) in ("inconclusive", "undecided"):
             text += "\nNo constraints are suggested: the time limit ran out."
         if str(verdict.status) == "undecided":
-            text += "\n" + _UNDECIDED_HINT
+            text += "\n" + _undecided_hint(verdict)
         print(text, file=out)
     return status_exit_code(verdict.status)
 

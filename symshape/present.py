@@ -10,7 +10,7 @@ from collections.abc import Iterator, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
 from symshape.algebra.bounds import Bound, is_finite
-from symshape.decision.verdict import format_valuation
+from symshape.decision.verdict import BUDGET_RAN_OUT, format_valuation
 from symshape.util import int_to_digits
 
 if TYPE_CHECKING:
@@ -118,7 +118,7 @@ def verdict_summary(verdict: Verdict) -> str:
     status = str(verdict.status)
     if status == "undecided":
         # Never "holds for ...": an undecided claim may well be true everywhere.
-        return "undecided (the work budget ran out)"
+        return f"undecided ({verdict.reason or BUDGET_RAN_OUT})"
     if status == "refuted" and verdict.counterexample:
         return (f"refuted: false for every valuation, e.g. "
                 f"{format_valuation(verdict.counterexample)}")

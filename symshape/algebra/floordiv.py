@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from symshape.algebra.atoms import (
     ONE,
     FloorDiv,
+    Mono,
     atom_mono,
     make_floordiv_atom,
     mono_div,
@@ -28,6 +29,7 @@ from symshape.algebra.atoms import (
 )
 from symshape.algebra.bounds import is_finite
 from symshape.algebra.dimexpr import DimExpr, DimLike, check_dim, mul_any, scope_of, set_division
+from symshape.algebra.factor import common_variable_factor, constant_residue, divide_terms
 from symshape.algebra.poly import Terms
 from symshape.errors import DivisionByZeroRiskError
 
@@ -88,12 +90,21 @@ def _floordiv_const(x: DimExpr, k: int, scope: AlgebraScope) -> DimExpr | int:
     ``x`` that the scope's equalities make a multiple of ``k`` (``E ==
     K*floordiv(E, K)`` with ``k | c*K``) is pulled out as ``(c*K/k)*floordiv(E, K)``.
     """
-    for e_terms, big_k, fd_mono in scope.divisibility_rules():
+    rules = scope.divisibility_rules()
+    for e_terms, big_k, fd_mono in rules:
         c = _scale_in(x.terms, e_terms)
         if c and (c * big_k) % k == 0:
             rest = {m: v for m, v in x.terms.items() if m not in e_terms}
             return DimExpr.make({fd_mono: c * big_k // k}, scope) + \
                 floordiv(DimExpr.make(rest, scope), k)
+    for e_terms, big_k, fd_mono in rules:
+        if len(e_terms) == 1:
+            # Multiples of a one-term E: c*g*E == (c*K)*g*floordiv(E, K)
+            # (b*s == 128*b*floordiv(s, 128) under mod(s, 128) == 0).
+            split = _multiples_of_term(x.terms, e_terms, big_k, fd_mono, k)
+            if split is not None:
+                multiples, others = split
+                return DimExpr.make(multiples, scope) + floordiv(DimExpr.make(others, scope), k)
     quot, rem = _split_coefficients(x.terms, k)
     const = rem.pop(ONE, 0)
     pulled: DimExpr | int = DimExpr.make(quot, scope) if quot else 0
@@ -126,6 +137,26 @@ def _floordiv_const(x: DimExpr, k: int, scope: AlgebraScope) -> DimExpr | int:
     same = x if not quot and g == 1 and not scope.rewrites_terms else None
     atom = _floordiv_const_atom(rem, k, scope, same, reduced=True)
     return atom if type(pulled) is int and pulled == 0 else pulled + atom
+
+
+def _multiples_of_term(terms: Terms, e_terms: Terms, big_k: int, fd_mono: Mono, k: int
+                       ) -> tuple[Terms, Terms] | None:
+    """``(pulled, rest)`` with ``terms == k*pulled + rest`` where the terms of
+    ``pulled`` are monomial multiples of ``E == big_k*fd`` (``E`` one term,
+    ``fd`` the monomial of ``floordiv(E, big_k)``); None when no term is one."""
+    (e_mono, e_c), = e_terms.items()
+    pulled: Terms = {}
+    rest: Terms = {}
+    for m, c in terms.items():
+        g = mono_div(m, e_mono)
+        if g is not None and c % e_c == 0 and (c // e_c * big_k) % k == 0:
+            pm = mono_mul(g, fd_mono)
+            pulled[pm] = pulled.get(pm, 0) + c // e_c * big_k // k
+        else:
+            rest[m] = c
+    if not pulled:
+        return None
+    return {m: c for m, c in pulled.items() if c}, rest
 
 
 def _scale_in(terms: Terms, part: Terms) -> int:
@@ -199,11 +230,24 @@ def _floordiv_sym(x: DimExpr | int, y: DimExpr, scope: AlgebraScope) -> DimExpr 
             return floordiv(x // g if isinstance(x, int) else
                             DimExpr.make({m: c // g for m, c in x.terms.items()}, scope),
                             DimExpr.make({m: c // g for m, c in y.terms.items()}, scope))
+    # A common product of variables (positive): floordiv(b*s, 128*b) == floordiv(s, 128).
+    if isinstance(x, DimExpr):
+        common = common_variable_factor(x.terms, y.terms)
+        if common is not ONE:
+            return floordiv(DimExpr.make(divide_terms(x.terms, common), scope),
+                            DimExpr.make(divide_terms(y.terms, common), scope))
     # Exact polynomial division pulls out the integer-valued quotient:
     # floordiv(q*y + r, y) == q + floordiv(r, y).
     quot, rem = poly_divmod(x, y, scope)
     if isinstance(rem, int) and rem == 0:
         return quot
+    if (rem if isinstance(rem, int) else rem.leading_coefficient) < 0:
+        # Keep the leading sign positive, as for a constant divisor:
+        # floordiv(R, y) == -1 - floordiv(-R - 1, y) for y >= 1, so that
+        # -floordiv(-n, d) and floordiv(n + d - 1, d) are both 1 + floordiv(n - 1, d).
+        # (-R - 1 has a positive leading coefficient: no term of R is divisible
+        # by y's leading term, so this does not recur.)
+        return quot - 1 - floordiv(-rem - 1, y)
     if isinstance(rem, int):
         atom: DimExpr | int = _floordiv_sym_atom(rem, y, scope)
     else:
@@ -298,6 +342,20 @@ def mod(x: DimLike, y: DimLike) -> DimExpr | int:
         if y == 0:
             raise ZeroDivisionError(f"mod({x}, 0): division by zero")
         return x % y
+    if isinstance(y, DimExpr) and isinstance(x, DimExpr):
+        # mod(g*x', g*y') == g*mod(x', y') for a product of variables g (> 0)
+        common = common_variable_factor(x.terms, y.terms)
+        if common is not ONE:
+            scope = scope_of(x, y)
+            assert scope is not None  # (both are expressions)
+            inner = mod(DimExpr.make(divide_terms(x.terms, common), scope),
+                        DimExpr.make(divide_terms(y.terms, common), scope))
+            return mul_any(DimExpr.make({common: 1}, scope), inner, scope)
+    if isinstance(y, int) and isinstance(x, DimExpr) and y >= 2:
+        # A polynomial constant modulo y (n^2 + n is even): its residue.
+        r = constant_residue(x.terms, y)
+        if r is not None:
+            return r
     q = floordiv(x, y)
     return x - mul_any(y, q, scope_of(x, y))  # type: ignore[arg-type]
 

@@ -3,7 +3,7 @@
 ``max(x, y)`` is ``x`` or ``y`` where the scope decides their order
 (``symshape.algebra.protocol.AlgebraScope.order``), else ``y + max(x - y, 0)``
 with the interned atom ``Max0`` of ``x - y`` normalized (positive leading
-coefficient, content 1); ``min(x, y)`` is ``x + y - max(x, y)``.
+coefficient, content 1, no common product of variables); ``min(x, y)`` is ``x + y - max(x, y)``.
 """
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from symshape.algebra.atoms import atom_mono, make_max0_atom
+from symshape.algebra.atoms import ONE, atom_mono, make_max0_atom, mono_mul
 from symshape.algebra.dimexpr import DimExpr, DimLike, check_dim, scope_of
+from symshape.algebra.factor import common_variable_factor, divide_terms
 
 if TYPE_CHECKING:
     from symshape.algebra.protocol import AlgebraScope
@@ -47,10 +48,13 @@ def _max0(d: DimExpr, scope: AlgebraScope) -> DimExpr | int:
         g = math.gcd(g, c)
         if g == 1:
             break
-    if g > 1:
-        inner = DimExpr({m: c // g for m, c in d.terms.items()}, scope)
-        return DimExpr.make({atom_mono(make_max0_atom(inner, scope)): g}, scope)
-    return DimExpr.make({atom_mono(make_max0_atom(d, scope)): 1}, scope)
+    # A common product of variables is positive: max(k*D, 0) == k*max(D, 0).
+    common = common_variable_factor(d.terms)
+    if g == 1 and common is ONE:
+        return DimExpr.make({atom_mono(make_max0_atom(d, scope)): 1}, scope)
+    inner_terms = divide_terms(d.terms, common) if common is not ONE else d.terms
+    inner = DimExpr({m: c // g for m, c in inner_terms.items()}, scope)
+    return DimExpr.make({mono_mul(atom_mono(make_max0_atom(inner, scope)), common): g}, scope)
 
 
 def min_expr(x: DimLike, y: DimLike) -> DimExpr | int:

@@ -49,8 +49,10 @@ def fd_bound(kind: str, atom: Any, premises: Sequence[Fact]) -> int:
     ``L // D`` (``0`` without ``D``).  ``fd_ub``: from ``U - num >= 0`` (and
     optionally ``den - D >= 0`` if ``U >= 0``, ``D - den >= 0`` if ``U < 0``)
     conclude ``q <= t``: ``t = U // D`` (``D = 1`` without the premise) if
-    ``U >= 0``, else ``U // D`` (``-1`` without the premise).  Every rule uses
-    ``den >= 1``, an invariant of floordiv atoms.
+    ``U >= 0``, else ``U // D`` (``-1`` without the premise).  Against a
+    symbolic divisor, one premise ``num - t*den >= 0`` gives ``q >= t``
+    (``fd_lb``) and ``(t + 1)*den - 1 - num >= 0`` gives ``q <= t`` (``fd_ub``).
+    Every rule uses ``den >= 1``, an invariant of floordiv atoms.
     """
     if type(atom) is not FloorDiv:
         raise CertificateError(f"{kind} fact about {type(atom).__name__} atom")
@@ -63,6 +65,13 @@ def fd_bound(kind: str, atom: Any, premises: Sequence[Fact]) -> int:
     p1 = premises[0].poly
     sign = 1 if kind == "fd_lb" else -1
     rest = P.add(p1, num, -sign)  # fd_lb: num - L; fd_ub: U - num
+    if not P.is_constant(rest) and len(premises) == 1:
+        # Against the divisor: num - t*den >= 0 gives q >= t, and
+        # (t + 1)*den - 1 - num >= 0 gives q <= t (num/den < t + 1), as den >= 1.
+        t = _multiple_of(P.scale(rest, -1) if kind == "fd_lb" else P.add(rest, P.const(1)),
+                         den)
+        if t is not None:
+            return t if kind == "fd_lb" else t - 1
     if not P.is_constant(rest):
         raise CertificateError(f"{kind}: first premise does not bound the numerator")
     bound = -P.constant(rest) if kind == "fd_lb" else P.constant(rest)
@@ -93,6 +102,17 @@ def fd_bound(kind: str, atom: Any, premises: Sequence[Fact]) -> int:
     if d_lower is not None:
         raise CertificateError("fd_ub: a lower bound of the divisor does not help")
     return bound // d_upper if d_upper is not None else -1
+
+
+def _multiple_of(p: Poly, den: Poly) -> int | None:
+    """``c`` with ``p == c*den`` for a non-constant ``den``, else None."""
+    if P.is_constant(den) or not p:
+        return 0 if not p else None
+    m, c = next(iter(den.items()))
+    k, r = divmod(p.get(m, 0), c)
+    if r or P.scale(den, k) != p:
+        return None
+    return k
 
 
 def fd_bound_poly(kind: str, atom: Any, premises: Sequence[Fact]) -> Poly:

@@ -227,6 +227,12 @@ class Linearizer:
                         if p2 is not None:
                             prems.append(p2)
                         upper = make_fd_bound("fd_ub", a, prems)
+                if upper is None or P.constant(upper.poly) > 0:
+                    # num <= den - 1 makes the quotient <= 0 (floordiv(r, d) under
+                    # r <= d - 1), which no constant bound of num shows.
+                    p1 = lemma(P.add(P.add(den, P.const(-1)), num, -1))
+                    if p1 is not None:
+                        upper = make_fd_bound("fd_ub", a, [p1])
             fs = self._fdb[a] = (lower, upper)
         return fs
 

@@ -28,6 +28,7 @@ from symshape.decision import poly as P
 from symshape.decision.fact_kinds import make_combo, make_product, max_cases, split_cases
 from symshape.decision.facts import Fact, Leaf, MaxSplit, Node, Split
 from symshape.decision.poly import Poly
+from symshape.decision.products import extra_products
 from symshape.decision.simplex import Budget, BudgetExceeded, Conflict, Simplex
 
 
@@ -83,7 +84,7 @@ class Search:
     def __init__(self, facts: Sequence[Fact], hyps: Sequence[Fact], budget: Budget,
                  accept: Callable[[dict[str, int]], bool] | None = None,
                  max_depth: int = 60) -> None:
-        self.facts = list(facts) + list(hyps)
+        self.facts = list(facts) + list(hyps) + extra_products(facts, hyps)
         self.budget = budget
         self.accept = accept
         self.max_depth = max_depth
@@ -140,6 +141,13 @@ class Search:
                         splits.append((xj, rj))
                 if splits:
                     self.products.append((self.col_of[m], m, splits))
+        # Rows in the order of their forms over the columns, which ignores the
+        # names as the columns' order does: the facts arrive sorted by keys
+        # built from names, and the simplex's pivots (and so the search's
+        # path) follow the order of its rows.
+        col_of = self.col_of
+        self.facts.sort(key=lambda f: sorted((col_of[m] if m else -1, c)
+                                             for m, c in f.poly.items()))
         for f in self.facts:
             c = self.assert_fact(f)
             if c is not None:

@@ -20,12 +20,49 @@ class Status(enum.StrEnum):
     """It holds for some valuations and fails for others: both are shown
     (``witness`` and ``counterexample``)."""
     UNDECIDED = "undecided"
-    """The work budget ran out before the claim was proved, refuted or shown to
-    depend on the valuation.  Not evidence either way: a larger budget, or a
-    constraint, may settle it."""
+    """The search stopped before the claim was proved, refuted or shown to
+    depend on the valuation: its work budget or time limit ran out, or its
+    case analysis reached its depth (the verdict's ``reason`` says which, and
+    :func:`undecided_advice` what may settle it).  Not evidence either way."""
 
     def __str__(self) -> str:
         return self.value
+
+
+#: why a claim is undecided: the work budget ran out (a larger budget may help)
+BUDGET_RAN_OUT = "the work budget ran out"
+#: why a claim is undecided: the time limit ran out (a longer one may help)
+TIME_RAN_OUT = "the time limit ran out"
+#: why a claim is undecided: the search's case analysis reached its depth,
+#: which does not grow with the budget
+TOO_DEEP = "the case analysis went deeper than the search goes"
+
+
+def undecided_reason(why: str) -> str:
+    """The reason of an undecided verdict, from what stopped the search (a
+    budget, a time limit, the depth of its case analysis, or another cause)."""
+    if "time limit" in why:
+        return TIME_RAN_OUT
+    if "budget" in why:
+        return BUDGET_RAN_OUT
+    if "depth" in why:
+        return TOO_DEEP
+    return why
+
+
+def undecided_advice(reason: str, budget: str = "a larger budget",
+                     time_limit: str = "a longer time limit") -> str:
+    """What may settle an undecided claim, for its ``reason``: more budget only
+    where the budget ran out; ``budget`` and ``time_limit`` name the knobs in
+    the caller's terms (``--budget`` on the command line)."""
+    if reason == BUDGET_RAN_OUT:
+        return f"{budget} or a constraint may settle it."
+    if reason == TIME_RAN_OUT:
+        return f"{time_limit}, {budget} or a constraint may settle it."
+    if reason == TOO_DEEP:
+        return ("a larger budget does not deepen the case analysis; a constraint that "
+                "bounds the variables or decides one of the cases may settle it.")
+    return "a constraint may settle it."
 
 
 def format_valuation(env: Mapping[str, int] | None) -> str:
@@ -257,4 +294,5 @@ class Verdict:
         return f"{self.claim}: {self.status.value}"
 
 
-__all__ = ["Lease", "Status", "Verdict", "format_valuation"]
+__all__ = ["BUDGET_RAN_OUT", "TIME_RAN_OUT", "TOO_DEEP", "Lease", "Status", "Verdict",
+           "format_valuation", "undecided_advice", "undecided_reason"]

@@ -461,7 +461,10 @@ def _better_divmod(x: Any, y: Any, jax_q: Any, bridge: Bridge) -> tuple[Any, Any
     if not any(isinstance(a, FloorDiv) for a in sq.atoms(recursive=True)):
         # An exact polynomial quotient reads better than JAX's floordiv factor.
         return to_jax(sq), c
-    return jax_q, c
+    # symshape's canonical quotient where it is the shorter (floordiv(s, 128)
+    # for JAX's -floordiv(b*s, -128*b), common factors cancelled), else JAX's.
+    mine = to_jax(sq)
+    return (mine if len(str(mine)) < len(str(jax_q)) else jax_q), c
 
 
 def _solve_dim_vars(args_avals: Any, args_kwargs_tree: Any) -> Any:

@@ -326,3 +326,27 @@ def test_no_progress_line_when_stderr_is_not_a_terminal(tmp_path: Path) -> None:
                        capture_output=True, text=True, env=ENV, cwd=ROOT, timeout=120)
     assert p.returncode == cli.EXIT_INCONCLUSIVE
     assert p.stderr == "" and "\r" not in p.stdout
+
+
+CHAIN = ["x >= h + 2", "h >= k + 1", "k >= y + 2", "y >= b + 2", "b >= t + 2", "t >= z",
+         "z >= 16", "x <= 4096", "b + t <= 8192", "x + h <= 8192", "y <= 4096", "t <= 4096",
+         "mod(x, 8) == 0", "h + k <= 16384", "y + b <= 8192", "mod(b, 2) == 0", "z <= 2048",
+         "2*x >= k + z", "t + z <= 8192", "x + b <= 8192"]
+
+
+@pytest.mark.parametrize("argv, reason, advice", [
+    (["prove", "x >= b + 8", "--budget", "0.01", *(a for c in CHAIN for a in ("--given", c))],
+     "the work budget ran out", "A larger --budget (e.g. --budget 4) or a constraint"),
+    (["prove", "floordiv(-5, c) * mod(2, a) == -1", "--budget", "8"],
+     "the case analysis went deeper than the search goes",
+     "A larger budget does not deepen the case analysis"),
+])
+def test_the_undecided_advice_matches_why_the_search_stopped(argv: list[str], reason: str,
+                                                              advice: str) -> None:
+    p = symshape_cli(*argv)
+    assert p.returncode == 4, p.stdout + p.stderr
+    assert f"Status: undecided ({reason})." in p.stdout
+    assert p.stdout.count("undecided") == 1, p.stdout  # said once, with its reason
+    assert advice in p.stdout
+    if "deeper" in reason:
+        assert "--budget" not in p.stdout.split("Status:")[1]

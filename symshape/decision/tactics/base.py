@@ -18,7 +18,7 @@ from symshape.decision.certificate import Certificate
 from symshape.decision.facts import Link
 from symshape.decision.simplex import DEFAULT_LIMITS, Limits
 from symshape.decision.valuations import Point
-from symshape.decision.verdict import Status
+from symshape.decision.verdict import BUDGET_RAN_OUT, Status
 
 #: The reason of an outcome the interval bounds settled.
 BY_INTERVALS = "settled by interval bounds"
@@ -67,7 +67,7 @@ class Query:
     def undecided(self) -> Outcome:
         """The outcome when every tactic has run without settling the claim."""
         return Outcome(Status.UNDECIDED, self.holds, self.fails, None,
-                       self.reason or "undecided within the work budget")
+                       self.reason or BUDGET_RAN_OUT)
 
 
 class Tactic(abc.ABC):

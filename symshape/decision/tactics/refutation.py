@@ -17,7 +17,7 @@ from symshape.decision.search import Model, Refuted, Result, Unknown
 from symshape.decision.simplex import DEFAULT_LIMITS, Budget, Limits
 from symshape.decision.tactics.base import Outcome, Query, Tactic
 from symshape.decision.valuations import Point
-from symshape.decision.verdict import Status
+from symshape.decision.verdict import Status, undecided_reason
 
 # One search over the scope's facts and hypotheses (polynomials, budget, the
 # note of the hypothesis facts, limits): the hypothesis facts and the result.
@@ -102,13 +102,7 @@ class Refute(Tactic):
 
 def unknown_reason(r: Result) -> str:
     """Why a search that found neither a refutation nor a valuation gave up."""
-    if isinstance(r, Unknown):
-        if "budget" in r.reason:
-            return "undecided within the work budget"
-        if "depth" in r.reason:
-            return "undecided: the case analysis is too deep"
-        return "undecided: " + r.reason
-    return ""
+    return undecided_reason(r.reason) if isinstance(r, Unknown) else ""
 
 
 __all__ = ["Attempts", "Prove", "Refute", "SearchWith", "unknown_reason"]

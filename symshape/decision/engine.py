@@ -53,6 +53,7 @@ from symshape.decision.tactics import (
     Directed,
     IntervalProof,
     Intervals,
+    IntervalsFirst,
     Outcome,
     PoolSplit,
     Prove,
@@ -137,7 +138,8 @@ class Decider:
         # thorough: where the searches ran out, it looks at small valuations).
         self.comparison_tactics: tuple[Tactic, ...] = (pool, directed, proof, refutation)
         self.proof_tactics: tuple[Tactic, ...] = (
-            pool, Intervals(self._interval_certificate, self.pool, self._find_model),
+            IntervalsFirst(self._interval_certificate), pool,
+            Intervals(self._interval_certificate, self.pool, self._find_model),
             directed, proof, refutation, SmallValuations(self.pool))
 
     def constraint_vars(self) -> tuple[str, ...]:

@@ -14,8 +14,8 @@ from symshape.decision.tactics import Outcome, Query, Tactic, run_tactics
 from symshape.decision.valuations import Point
 from symshape.decision.verdict import Status
 
-PROOF_ORDER = ["pool", "intervals", "directed valuations", "proof", "refutation",
-               "small valuations"]
+PROOF_ORDER = ["intervals first", "pool", "intervals", "directed valuations", "proof",
+               "refutation", "small valuations"]
 COMPARISON_ORDER = ["pool", "directed valuations", "proof", "refutation"]
 
 
@@ -99,7 +99,9 @@ class Spy(Tactic):
 
 @pytest.mark.parametrize(("claim", "constraints", "status", "settled_by"), [
     ("a >= b", [], Status.INCONCLUSIVE, "pool"),
-    ("a >= 9", ["a >= b + 8"], Status.PROVED, "intervals"),
+    ("a >= 9", ["a >= b + 8"], Status.PROVED, "intervals first"),
+    ("a - 1 >= 0", [], Status.PROVED, "intervals first"),
+    ("mod(a, 4) <= 3", [], Status.PROVED, "intervals first"),
     ("a + s >= 2*b + 3", ["b >= 16", "mod(s, 128) == 0", "a >= b + 8"],
      Status.INCONCLUSIVE, "directed valuations"),
     ("floordiv(n + t - 1, t) * t >= n", [], Status.PROVED, "proof"),

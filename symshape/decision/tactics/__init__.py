@@ -3,6 +3,8 @@
 
 In the order :class:`symshape.decision.engine.Decider` runs them:
 
+* :mod:`~symshape.decision.tactics.intervals`: a proof from interval bounds,
+  before the pool is built (``prove`` only);
 * :mod:`~symshape.decision.tactics.split`: the pool of valid valuations;
 * :mod:`~symshape.decision.tactics.intervals`: interval bounds (``prove`` only);
 * :mod:`~symshape.decision.tactics.directed`: directed valuations;
@@ -20,11 +22,11 @@ from symshape.decision.tactics.base import (
     run_tactics,
 )
 from symshape.decision.tactics.directed import Directed
-from symshape.decision.tactics.intervals import IntervalProof, Intervals
+from symshape.decision.tactics.intervals import IntervalProof, Intervals, IntervalsFirst
 from symshape.decision.tactics.refutation import Attempts, Prove, Refute
 from symshape.decision.tactics.small import SmallValuations, small_points
 from symshape.decision.tactics.split import PoolSplit
 
 __all__ = ["BY_INTERVALS", "DEPENDS", "OPEN", "Attempts", "Directed", "IntervalProof",
-           "Intervals", "Outcome", "PoolSplit", "Prove", "Query", "Refute", "SmallValuations",
-           "Tactic", "run_tactics", "small_points"]
+           "Intervals", "IntervalsFirst", "Outcome", "PoolSplit", "Prove", "Query", "Refute",
+           "SmallValuations", "Tactic", "run_tactics", "small_points"]

@@ -450,6 +450,46 @@ class MonotoneDivision(FactKind):
                 f"{w.ref(f.premises[0])} orders the numerators")
 
 
+class QuotientAndNumerator(FactKind):
+    """A quotient by ``den >= 1`` against its own numerator: ``num - q >= 0``
+    from ``num - L >= 0`` with ``L >= -1`` (``q <= q*den <= num`` for
+    ``num >= 0``, and ``floordiv(-1, den) == -1``), and
+    ``q - num >= 0`` from ``U - num >= 0`` with ``U <= 0`` (``num/den`` lies in
+    ``[num, 0]``).  No linear combination makes that step when ``den`` is
+    symbolic."""
+
+    name = "fd_num"
+
+    def make(self, atom: Any, premise: Fact) -> Fact:
+        """The fact about ``q = floordiv(num, den)`` (the ``atom``) that
+        ``premise`` gives (see the class)."""
+        return Fact(self._poly(atom, premise), self.name, atom=atom, premises=(premise,))
+
+    @staticmethod
+    def _poly(atom: Any, premise: Fact) -> Poly:
+        num = P.operand_poly(atom.num)
+        q = {P.atom_mono(atom): 1}
+        below = P.add(premise.poly, num, -1)  # -L when the premise is num - L
+        if P.is_constant(below) and P.constant(below) <= 1:
+            return P.add(num, q, -1)
+        above = P.add(premise.poly, num)  # U when the premise is U - num
+        if P.is_constant(above) and P.constant(above) <= 0:
+            return P.add(q, num, -1)
+        raise CertificateError("a quotient against its numerator: the premise does not "
+                               "give the numerator a sign")
+
+    def check(self, c: Checking, f: Fact, ctx: frozenset[int]) -> Poly:
+        if type(f.atom) is not FloorDiv or len(f.premises) != 1:
+            raise CertificateError("a quotient against its numerator needs a floordiv "
+                                   "and one premise")
+        c.fact(f.premises[0], ctx)
+        return self._poly(f.atom, f.premises[0])
+
+    def reason(self, w: Wording, f: Fact) -> str:
+        return (f"{w.atom(f.atom)} lies between 0 and its numerator, whose sign "
+                f"{w.ref(f.premises[0])} shows (its divisor is >= 1)")
+
+
 # -- the records -------------------------------------------------------------------------------
 
 VAR = VarAxiom()
@@ -469,6 +509,7 @@ COMBO = Combination()
 LEMMA = Lemma()
 SQUARE = Square()
 FD_MONO = MonotoneDivision()
+FD_NUM = QuotientAndNumerator()
 UNKNOWN = FactKind()
 
 AXIOMS: dict[str, Axiom] = {k.name: k for k in (VAR, FD_LO, FD_HI, FD_DEN, MAX_GE0, MAX_GE_ARG)}
@@ -476,7 +517,7 @@ AXIOMS: dict[str, Axiom] = {k.name: k for k in (VAR, FD_LO, FD_HI, FD_DEN, MAX_G
 KINDS: dict[str, FactKind] = {
     **AXIOMS,
     **{k.name: k for k in (FD_LB, FD_UB, CONSTRAINT, IMPLICIT, HYP, CASE, PRODUCT, COMBO,
-                           LEMMA, SQUARE, FD_MONO)}}
+                           LEMMA, SQUARE, FD_MONO, FD_NUM)}}
 AXIOM_KINDS = tuple(AXIOMS)
 
 
@@ -510,6 +551,7 @@ def make_fd_bound(kind: str, atom: Any, premises: Sequence[Fact]) -> Fact:
 
 
 make_fd_mono = FD_MONO.make
+make_fd_num = FD_NUM.make
 make_square = SQUARE.make
 make_product = PRODUCT.make
 make_combo = COMBO.make
@@ -531,9 +573,10 @@ def max_cases(atom: Max0) -> tuple[Fact, Fact]:
 
 __all__ = [
     "AXIOMS", "AXIOM_KINDS", "CASE", "COMBO", "CONSTRAINT", "FD_DEN", "FD_HI", "FD_LB",
-    "FD_LO", "FD_MONO", "FD_UB", "HYP", "IMPLICIT", "KINDS", "LEMMA", "MAX_GE0", "MAX_GE_ARG",
+    "FD_LO", "FD_MONO", "FD_NUM", "FD_UB", "HYP", "IMPLICIT", "KINDS", "LEMMA", "MAX_GE0",
+    "MAX_GE_ARG",
     "PRODUCT", "SQUARE", "UNKNOWN", "VAR", "Axiom", "Checking", "FactKind", "Wording",
     "axiom_poly", "combo_poly", "fd_bound", "fd_bound_poly", "kind_of", "make_axiom", "make_combo",
-    "make_fd_bound", "make_fd_mono", "make_product", "make_square", "max_cases",
+    "make_fd_bound", "make_fd_mono", "make_fd_num", "make_product", "make_square", "max_cases",
     "split_cases",
 ]

@@ -42,6 +42,7 @@ from symshape.decision.fact_kinds import (
     make_combo,
     make_fd_bound,
     make_fd_mono,
+    make_fd_num,
     make_product,
 )
 from symshape.decision.factoring import cofactor, divide, square_facts
@@ -71,6 +72,7 @@ class Linearizer:
         self._axioms: dict[Atom, tuple[Fact, ...]] = {}
         self._sub: dict[Atom, tuple[Atom, ...]] = {}
         self._fdb: dict[Atom, tuple[Fact | None, Fact | None]] = {}
+        self._fdnum: dict[Atom, Fact | None] = {}
         self._lower: dict[Mono, Fact | None] = {}
         self._upper: dict[Mono, Fact | None] = {}
         self._mcc: dict[Mono, tuple[Fact, ...]] = {}
@@ -240,7 +242,30 @@ class Linearizer:
         """Bound facts of a symbolic floordiv atom (empty for other atoms)."""
         if type(a) is not FloorDiv or not isinstance(a.den, DimExpr):
             return ()
-        return tuple(f for f in self.fd_bounds(a) if f is not None)
+        lower, upper = self.fd_bounds(a)
+        out = tuple(f for f in (lower, upper) if f is not None)
+        signed = self.numerator_sign(a)
+        return out if signed is None else (*out, signed)
+
+    def numerator_sign(self, a: FloorDiv) -> Fact | None:
+        """The quotient against its numerator (``q <= num`` for ``num >= -1``,
+        ``q >= num`` for ``num <= 0``; see ``fd_num``), where a lemma gives the
+        numerator a sign; the lower bound's premise is reused."""
+        if a in self._fdnum:
+            return self._fdnum[a]
+        num = P.from_expr(a.num)
+        lower = self.fd_bounds(a)[0]
+        premise = None
+        if lower is not None and len(lower.premises) == 1:
+            rest = P.add(lower.premises[0].poly, num, -1)  # -L
+            if P.is_constant(rest) and P.constant(rest) <= 1:
+                premise = lower.premises[0]
+        if premise is None and self.scope.interval(a.num)[0] < -1:
+            premise = self.prove_lemma(P.add(num, P.const(1)), self.depth(a)) or \
+                self.prove_lemma(P.scale(num, -1), self.depth(a))
+        fact = None if premise is None else make_fd_num(a, premise)
+        self._fdnum[a] = fact
+        return fact
 
     def _interval(self, m: Mono) -> tuple[Any, Any]:
         return self.scope.interval(DimExpr({m: 1}, self.scope))

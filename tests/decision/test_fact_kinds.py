@@ -14,7 +14,7 @@ from symshape.decision.facts import Fact, Leaf, Refutation
 
 def test_every_record_is_registered_under_its_name() -> None:
     assert all(name == record.name for name, record in K.KINDS.items())
-    assert len(K.KINDS) == 17 and set(K.AXIOM_KINDS) <= set(K.KINDS)
+    assert len(K.KINDS) == 18 and set(K.AXIOM_KINDS) <= set(K.KINDS)
     assert K.kind_of(Fact({}, "no such kind")) is K.UNKNOWN
 
 
@@ -66,6 +66,8 @@ def made_facts() -> tuple[symshape.SymbolicScope, dict[str, Fact]]:
                                                                           (1, lemma_hyp)]))),
         "square": K.SQUARE.make(P.add(P.from_expr(a), P.from_expr(b), -1)),
         "fd_mono": K.FD_MONO.make(qb, qc, c_ge0),
+        # a + c - 3 >= 0: the numerator of qc is >= 0, so qc <= a + c
+        "fd_num": K.FD_NUM.make(qc, K.COMBO.make([constraint, var_c], [1, 1])),
     }
     return scope, facts
 
@@ -100,3 +102,18 @@ def test_each_record_words_its_facts() -> None:
         text = repr(f)
         assert text.startswith("Fact(") and " >= 0, " in text, (kind, text)
         assert "see L" not in text, (kind, text)  # a label means nothing outside a proof
+
+
+def test_a_quotient_is_bounded_by_its_numerator_only_where_its_sign_is_shown() -> None:
+    scope = symshape.SymbolicScope()
+    a, b = symshape.symbolic_shape("a, b", scope=scope)
+    (q,) = P.atoms_of(P.from_expr((a - 3) // b))
+    num = P.from_expr(a - 3)
+    below = K.FD_NUM.make(q, K.HYP.make(P.add(num, P.const(1)), "num >= -1"))
+    assert below.poly == P.add(num, {P.atom_mono(q): 1}, -1)  # q <= num
+    above = K.FD_NUM.make(q, K.HYP.make(P.scale(num, -1), "num <= 0"))
+    assert above.poly == P.add({P.atom_mono(q): 1}, num, -1)  # q >= num
+    with pytest.raises(CertificateError):  # num >= -2 does not bound q by num
+        K.FD_NUM.make(q, K.HYP.make(P.add(num, P.const(2)), "num >= -2"))
+    with pytest.raises(CertificateError):  # num <= 1 neither
+        K.FD_NUM.make(q, K.HYP.make(P.add(P.const(1), num, -1), "num <= 1"))

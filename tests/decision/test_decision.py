@@ -130,15 +130,18 @@ def test_refuted_with_counterexample_and_certificate(claim: str, constraints: li
 
 
 @pytest.mark.parametrize("claim, constraints, attempted, status", [
-    ("a + 1 >= b", [], [], Status.INCONCLUSIVE),  # the pool shows both sides
-    ("a <= 5", ["a >= 10"], ["refuted"], Status.REFUTED),  # it fails at every pool point
+    # a proof from intervals is tried first; then the pool shows both sides
+    ("a + 1 >= b", [], ["proved"], Status.INCONCLUSIVE),
+    ("a <= 5", ["a >= 10"], ["proved", "refuted"], Status.REFUTED),  # fails at every pool point
     ("a >= 10", ["a >= 10"], ["proved"], Status.PROVED),
+    ("a >= b", ["a >= b + 1", "b >= 3"], ["proved"], Status.PROVED),
 ])
 def test_interval_certificates_only_where_the_pool_allows_one(
         monkeypatch: pytest.MonkeyPatch, claim: str, constraints: list[str],
         attempted: list[str], status: Status) -> None:
-    """A side of the claim that a valid pool valuation shows cannot be
-    proved impossible: no interval certificate is attempted for it."""
+    """A proof from interval bounds is tried once, before the pool is built;
+    a refutation only where no valid pool valuation shows the claim holding
+    (such a side cannot be proved impossible)."""
     tried: list[str] = []
     real = Decider._interval_certificate
 

@@ -599,4 +599,5 @@ def too_large(polys: Sequence[Poly], budget: Budget) -> bool:
     return sum(len(p) for p in polys) * SETUP_COST > budget.max_work
 
 
-__all__ = ["MAX_DEPTH", "SETUP_COST", "Model", "Refuted", "Result", "Search", "Unknown", "too_large"]
+__all__ = ["MAX_DEPTH", "SETUP_COST", "Model", "Refuted", "Result", "Search", "Unknown",
+           "too_large"]

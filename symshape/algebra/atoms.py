@@ -49,9 +49,7 @@ class Atom:
 
     # _key: set by Var.__init__; for floordivs and maxes, None until sort_key
     # computes it (it sorts the operands, and many atoms never need it).
-    # _digest and _size: memos of symshape.decision.poly, and _shape and
-    # _depth, ones of symshape.decision.canon, kept on the atom so that they die with its
-    # scope (a global table would keep scopes alive).
+    # memo: public, see below.
     # _serial: the atom's place in the order of creation (see _SERIALS): a
     # monomial is interned in its youngest atom (see mono_of).
     # _m1: the atom's degree-1 monomial (see atom_mono); _monos: the
@@ -60,11 +58,14 @@ class Atom:
     # are shared by threads).
     # The constructors set the lazily filled slots to None: a missing slot
     # costs an exception to test.
-    __slots__ = ("_key", "_digest", "_size", "_shape", "_depth", "_serial", "_m1", "_monos",
-                 "__weakref__")
+    __slots__ = ("_key", "memo", "_serial", "_m1", "_monos", "__weakref__")
     _key: tuple[Any, ...] | None
-    _digest: int
-    _size: int
+    #: One object the layers above keep what they derive from the atom's
+    #: structure alone in (the decision procedure's digests, sizes, depths),
+    #: so that it dies with the atom and its scope (a global table keyed by
+    #: atoms would keep scopes alive); None until one is stored.  The algebra
+    #: never reads it.  Monomials have the same attribute.
+    memo: Any
     _serial: int
     _m1: Mono | None
     _monos: dict[tuple[tuple[Atom, int], ...], Mono] | None
@@ -104,6 +105,7 @@ class Var(Atom):
     def __init__(self, name: str) -> None:
         self.name = name
         self._key = (0, name)
+        self.memo = None
         self._serial = next(_SERIALS)
         # Its degree-1 monomial at once, interned in it (every variable a
         # scope hands out needs it; see mono_of and atom_mono).
@@ -134,6 +136,7 @@ class FloorDiv(Atom):
         self.num = num
         self.den = den
         self._key = None
+        self.memo = None
         self._serial = next(_SERIALS)
         self._m1 = None
         self._monos = None
@@ -161,6 +164,7 @@ class Max0(Atom):
     def __init__(self, arg: DimExpr) -> None:
         self.arg = arg
         self._key = None
+        self.memo = None
         self._serial = next(_SERIALS)
         self._m1 = None
         self._monos = None
@@ -225,9 +229,9 @@ def fold_atoms(root: Atom, memo: MutableMapping[Atom, V], compute: Callable[[Ato
     return memo[root]
 
 
-class AttrMemo(MutableMapping[Any, Any]):
+class _AttrMemo(MutableMapping[Any, Any]):
     """A memo for :func:`fold_atoms` kept in an attribute slot of each atom
-    (or of any object with that attribute: monomials carry memos too)."""
+    (the sort keys)."""
 
     __slots__ = ("name",)
 
@@ -257,13 +261,13 @@ class AttrMemo(MutableMapping[Any, Any]):
         delattr(a, self.name)
 
     def __iter__(self) -> Iterator[Any]:
-        raise TypeError("an AttrMemo cannot list its atoms")
+        raise TypeError("an _AttrMemo cannot list its atoms")
 
     def __len__(self) -> int:
-        raise TypeError("an AttrMemo cannot count its atoms")
+        raise TypeError("an _AttrMemo cannot count its atoms")
 
 
-_KEYS = AttrMemo("_key")
+_KEYS = _AttrMemo("_key")
 
 
 def _fill_atom_keys(atom: Atom) -> None:
@@ -369,13 +373,14 @@ class Mono(tuple[tuple[Atom, int], ...]):
     expected).
     """
 
-    # No __slots__: each monomial may carry ``_products``, a memo of
-    # mono_mul, ``_sort_key``, the memo of mono_key, and ``_digest``, the
-    # memo of symshape.decision.poly.mono_digest.  Interned monomials are
-    # few, so the per-object dict is cheap.
+    # No __slots__ (a tuple subclass cannot have them): each monomial may
+    # carry ``_products``, a memo of mono_mul, ``_sort_key``, the memo of
+    # mono_key, and ``memo``, the public slot of the layers above (see
+    # Atom.memo).  Interned monomials are few, so the per-object dict is cheap.
     _products: dict[Mono, Mono] | None = None
     _sort_key: tuple[Any, ...] | None = None
-    _digest: int | None = None
+    #: What the layers above derive from the monomial alone (see Atom.memo).
+    memo: Any = None
     __hash__ = object.__hash__
     __eq__ = object.__eq__
     __ne__ = object.__ne__
@@ -574,7 +579,7 @@ def set_atom_evaluator(evaluate: Callable[[Atom, Mapping[str, Any]], Any]) -> No
 
 
 __all__ = [
-    "ONE", "Atom", "AttrMemo", "FloorDiv", "Max0", "Mono", "Var", "adopt_sort_key",
+    "ONE", "Atom", "FloorDiv", "Max0", "Mono", "Var", "adopt_sort_key",
     "atom_children", "atom_mono", "compound_children", "fold_atoms", "live_variable_count",
     "make_floordiv_atom", "make_max0_atom", "make_var", "mono_div", "mono_key", "mono_mul",
     "mono_of", "release_atoms", "set_atom_evaluator",

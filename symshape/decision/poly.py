@@ -22,6 +22,7 @@ from typing import Any
 from symshape.algebra.atoms import (
     ONE,
     Atom,
+    FloorDiv,
     Mono,
     Var,
     atom_mono,
@@ -77,18 +78,20 @@ def linear_part(p: Poly) -> Poly:
 class Notes:
     """What the decision procedure derives from the structure of one atom or
     monomial alone: its digest (:func:`atom_digest`, :func:`mono_digest`),
-    tree size (:func:`tree_size`), structural digest with every variable
+    tree size (:func:`tree_size`), whether a symbolic divisor occurs in it
+    (:func:`has_symbolic_divisor`), structural digest with every variable
     alike and nesting depth (``symshape.decision.canon``).  Kept in the
     object's public ``memo`` slot (see :attr:`symshape.algebra.atoms.Atom.memo`),
     so that it dies with the atom's scope; each field None until computed."""
 
-    __slots__ = ("digest", "size", "shape", "depth")
+    __slots__ = ("digest", "size", "shape", "depth", "divides")
 
     def __init__(self) -> None:
         self.digest: int | None = None
         self.size: int | None = None
         self.shape: int | None = None
         self.depth: int | None = None
+        self.divides: bool | None = None  # see has_symbolic_divisor
 
 
 def notes(x: Atom | Mono) -> Notes:
@@ -174,6 +177,29 @@ def atom_digest(a: Atom) -> int:
         if d is not None:
             return d
     return fold_atoms(a, _DIGESTS, _digest_of)
+
+
+_DIVIDES = NoteMemo("divides")
+
+
+def _divides(x: Atom) -> bool:
+    if type(x) is Var:
+        return False
+    if type(x) is FloorDiv and isinstance(x.den, DimExpr):
+        return True
+    return any(_DIVIDES[b] for o in x.operands if isinstance(o, DimExpr)
+               for m in o.terms for b, _ in m)
+
+
+def has_symbolic_divisor(a: Atom) -> bool:
+    """Is ``a``, or an atom nested in it, a ``floordiv`` by an expression
+    (memoized per atom, iterative)?"""
+    n = a.memo
+    if n is not None:
+        d = n.divides
+        if d is not None:
+            return d
+    return bool(fold_atoms(a, _DIVIDES, _divides))
 
 
 def mono_digest(m: Mono) -> int:
@@ -268,8 +294,7 @@ def operand_poly(x: DimExpr | int) -> Poly:
 
 __all__ = [
     "ONE", "NoteMemo", "Notes", "Poly", "add", "add_into", "atom_digest", "atom_mono", "atoms_of",
-    "column_key",
-    "const", "constant", "degree", "from_expr", "hkey", "is_constant", "key", "linear_part",
-    "mono", "mono_digest", "mono_text", "mul", "notes", "operand_poly", "scale", "to_text",
-    "tree_size",
+    "column_key", "const", "constant", "degree", "from_expr", "has_symbolic_divisor", "hkey",
+    "is_constant", "key", "linear_part", "mono", "mono_digest", "mono_text", "mul", "notes",
+    "operand_poly", "scale", "to_text", "tree_size",
 ]

@@ -194,7 +194,7 @@ class Pool:
             v = self.memo[a] = self._compute(a)
             return v
         known = self._known
-        if known is None:
+        if known is None or canon.atom_depth(a) < _KNOWN_DEPTH:
             return fold_atoms(a, self.memo, self._compute, self._sub)
         # A question's pool: the atoms whose variables have the values they
         # had in an earlier question keep the values computed then (a nest
@@ -279,6 +279,9 @@ class Pool:
 
 #: atoms whose values a base pool keeps for later questions (then it starts over)
 _KNOWN_MAX = 20_000
+#: the nesting depth from which an atom's values are looked for among those
+#: kept (below it, computing them again costs less than the signatures)
+_KNOWN_DEPTH = 4
 
 
 class _KnownValues:

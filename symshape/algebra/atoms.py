@@ -13,6 +13,7 @@ only owns the tables that compound atoms are interned in.
 
 from __future__ import annotations
 
+import itertools
 import threading
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
@@ -24,6 +25,15 @@ from symshape.errors import UnknownDimensionError
 if TYPE_CHECKING:
     from symshape.algebra.dimexpr import DimExpr
     from symshape.algebra.protocol import AlgebraScope
+
+
+# The order in which atoms are created.  A memo or table kept on an object
+# may hold only what is older than the object itself (see mono_of and
+# mono_mul): then whatever a live atom holds was alive when that atom was
+# made, so a long-lived variable (one a cached scope holds) never keeps the
+# ever new variables it meets later (a tracer's fresh symbols), however many.
+# (next() on a count is atomic: threads never get the same serial)
+_SERIALS: Iterator[int] = itertools.count()
 
 
 @mypyc_attr(native_class=False)
@@ -39,20 +49,24 @@ class Atom:
 
     # _key: set by Var.__init__; for floordivs and maxes, None until sort_key
     # computes it (it sorts the operands, and many atoms never need it).
-    # _digest and _size: memos of symshape.decision.poly, and _shape and
-    # _depth, ones of symshape.decision.canon, kept on the atom so that they die with its
-    # scope (a global table would keep scopes alive).
+    # memo: public, see below.
+    # _serial: the atom's place in the order of creation (see _SERIALS): a
+    # monomial is interned in its youngest atom (see mono_of).
     # _m1: the atom's degree-1 monomial (see atom_mono); _monos: the
     # monomials interned in this atom (see mono_of), None until first needed
     # (a variable's table and degree-1 monomial are made with it: variables
     # are shared by threads).
     # The constructors set the lazily filled slots to None: a missing slot
     # costs an exception to test.
-    __slots__ = ("_key", "_digest", "_size", "_shape", "_depth", "_m1", "_monos",
-                 "__weakref__")
+    __slots__ = ("_key", "memo", "_serial", "_m1", "_monos", "__weakref__")
     _key: tuple[Any, ...] | None
-    _digest: int
-    _size: int
+    #: One object the layers above keep what they derive from the atom's
+    #: structure alone in (the decision procedure's digests, sizes, depths),
+    #: so that it dies with the atom and its scope (a global table keyed by
+    #: atoms would keep scopes alive); None until one is stored.  The algebra
+    #: never reads it.  Monomials have the same attribute.
+    memo: Any
+    _serial: int
     _m1: Mono | None
     _monos: dict[tuple[tuple[Atom, int], ...], Mono] | None
 
@@ -91,6 +105,8 @@ class Var(Atom):
     def __init__(self, name: str) -> None:
         self.name = name
         self._key = (0, name)
+        self.memo = None
+        self._serial = next(_SERIALS)
         # Its degree-1 monomial at once, interned in it (every variable a
         # scope hands out needs it; see mono_of and atom_mono).
         key = ((self, 1),)
@@ -120,6 +136,8 @@ class FloorDiv(Atom):
         self.num = num
         self.den = den
         self._key = None
+        self.memo = None
+        self._serial = next(_SERIALS)
         self._m1 = None
         self._monos = None
 
@@ -146,6 +164,8 @@ class Max0(Atom):
     def __init__(self, arg: DimExpr) -> None:
         self.arg = arg
         self._key = None
+        self.memo = None
+        self._serial = next(_SERIALS)
         self._m1 = None
         self._monos = None
 
@@ -209,9 +229,9 @@ def fold_atoms(root: Atom, memo: MutableMapping[Atom, V], compute: Callable[[Ato
     return memo[root]
 
 
-class AttrMemo(MutableMapping[Any, Any]):
+class _AttrMemo(MutableMapping[Any, Any]):
     """A memo for :func:`fold_atoms` kept in an attribute slot of each atom
-    (or of any object with that attribute: monomials carry memos too)."""
+    (the sort keys)."""
 
     __slots__ = ("name",)
 
@@ -241,13 +261,13 @@ class AttrMemo(MutableMapping[Any, Any]):
         delattr(a, self.name)
 
     def __iter__(self) -> Iterator[Any]:
-        raise TypeError("an AttrMemo cannot list its atoms")
+        raise TypeError("an _AttrMemo cannot list its atoms")
 
     def __len__(self) -> int:
-        raise TypeError("an AttrMemo cannot count its atoms")
+        raise TypeError("an _AttrMemo cannot count its atoms")
 
 
-_KEYS = AttrMemo("_key")
+_KEYS = _AttrMemo("_key")
 
 
 def _fill_atom_keys(atom: Atom) -> None:
@@ -353,34 +373,38 @@ class Mono(tuple[tuple[Atom, int], ...]):
     expected).
     """
 
-    # No __slots__: each monomial may carry ``_products``, a memo of
-    # mono_mul, ``_sort_key``, the memo of mono_key, and ``_digest``, the
-    # memo of symshape.decision.poly.mono_digest.  Interned monomials are
-    # few, so the per-object dict is cheap.
+    # No __slots__ (a tuple subclass cannot have them): each monomial may
+    # carry ``_products``, a memo of mono_mul, ``_sort_key``, the memo of
+    # mono_key, and ``memo``, the public slot of the layers above (see
+    # Atom.memo).  Interned monomials are few, so the per-object dict is cheap.
     _products: dict[Mono, Mono] | None = None
     _sort_key: tuple[Any, ...] | None = None
-    _digest: int | None = None
+    #: What the layers above derive from the monomial alone (see Atom.memo).
+    memo: Any = None
     __hash__ = object.__hash__
     __eq__ = object.__eq__
     __ne__ = object.__ne__
 
 
-# A monomial is interned in one of its atoms (``_monos``): the first floordiv
-# or max atom, else the first variable.  It dies with that atom (a floordiv's
-# with its scope, a variable's when nothing holds the variable), and while
-# the monomial lives it holds that atom, so the table lives too: an interned
-# value is never dropped while an expression may still hold it.
+# A monomial is interned in its youngest atom (``_monos``; see _SERIALS),
+# and dies with it: a floordiv's or max's with its scope, a variable's when
+# nothing holds the variable.  While the monomial lives it holds that atom,
+# so the table lives too: an interned value is never dropped while an
+# expression may still hold it.  An older atom never holds it: a variable a
+# cached scope keeps alive does not keep the monomials it forms with
+# variables made after it, nor those variables.
 def mono_of(pairs: tuple[tuple[Atom, int], ...]) -> Mono:
     """The interned monomial of ``(atom, exponent)`` pairs already in atom-key order."""
     key = pairs if type(pairs) is tuple else tuple(pairs)  # a Mono hashes by identity
     if not key:
         return ONE
     owner = key[0][0]
-    if type(owner) is Var:
+    if len(key) > 1:
+        serial = owner._serial
         for a, _ in key:
-            if type(a) is not Var:
+            if a._serial > serial:
                 owner = a
-                break
+                serial = a._serial
     table = owner._monos
     if table is None:  # a floordiv or max atom's first monomial
         table = owner._monos = {}
@@ -388,6 +412,13 @@ def mono_of(pairs: tuple[tuple[Atom, int], ...]) -> Mono:
     if m is None:
         m = table.setdefault(key, Mono(key))  # setdefault: one winner across threads
     return m
+
+
+def _youngest(m: Mono) -> int:
+    """The serial of the youngest atom of a non-constant monomial."""
+    if len(m) == 1:
+        return m[0][0]._serial
+    return max(a._serial for a, _ in m)
 
 
 def release_atoms(atoms: Iterable[Atom]) -> None:
@@ -453,22 +484,30 @@ def mono_mul(m1: Mono, m2: Mono) -> Mono:
         return m2
     if not m2:
         return m1
-    # The memo lives on a factor with a floordiv or max atom when there is one,
-    # so that it dies with that atom's scope.  Atoms are in key order,
-    # variables first: the last atom tells.
-    if type(m2[-1][0]) is Var:
+    # The memo lives on the factor with the younger youngest atom: the
+    # product is interned in that atom, and the other factor is older, so
+    # the memo holds nothing younger than its owner (see _SERIALS) and dies
+    # with it (a floordiv's or max's with its scope).  It is looked up on
+    # both factors (cheaper than telling which one is younger).
+    memo = m1._products
+    if memo is not None:
+        m = memo.get(m2)
+        if m is not None:
+            return m
+    memo = m2._products
+    if memo is not None:
+        m = memo.get(m1)
+        if m is not None:
+            return m
+    if _youngest(m1) >= _youngest(m2):
         owner, other = m1, m2
     else:
         owner, other = m2, m1
     memo = owner._products
     if memo is None:
         memo = owner._products = {}
-    else:
-        m = memo.get(other)
-        if m is not None:
-            return m
-        if len(memo) >= _PRODUCTS_MAX:
-            memo.clear()
+    elif len(memo) >= _PRODUCTS_MAX:
+        memo.clear()
     m = memo[other] = _mono_mul(m1, m2)
     return m
 
@@ -540,7 +579,7 @@ def set_atom_evaluator(evaluate: Callable[[Atom, Mapping[str, Any]], Any]) -> No
 
 
 __all__ = [
-    "ONE", "Atom", "AttrMemo", "FloorDiv", "Max0", "Mono", "Var", "adopt_sort_key",
+    "ONE", "Atom", "FloorDiv", "Max0", "Mono", "Var", "adopt_sort_key",
     "atom_children", "atom_mono", "compound_children", "fold_atoms", "live_variable_count",
     "make_floordiv_atom", "make_max0_atom", "make_var", "mono_div", "mono_key", "mono_mul",
     "mono_of", "release_atoms", "set_atom_evaluator",

@@ -27,11 +27,10 @@ depend on the process's string-hash seed.
 from __future__ import annotations
 
 from collections.abc import Callable, Container, Iterable, MutableMapping, Sequence
-from typing import Any, cast
+from typing import Any
 
 from symshape.algebra.atoms import (
     Atom,
-    AttrMemo,
     FloorDiv,
     Max0,
     Mono,
@@ -49,10 +48,9 @@ MAX_ROUNDS = 4
 # Digests with every variable alike (the first round of refinement) depend on
 # the structure alone, so they are kept on the atoms and monomials themselves
 # and serve every problem of the scope.
-_ATOM_SHAPES = AttrMemo("_shape")
-_MONO_SHAPES = AttrMemo("_shape")
+_SHAPES = P.NoteMemo("shape")  # (of atoms and of monomials: the same field of their notes)
 # The nesting depth of an atom (0 for a variable), kept on the atom too.
-_ATOM_DEPTHS = AttrMemo("_depth")
+_ATOM_DEPTHS = P.NoteMemo("depth")
 
 
 def _depth_of(x: Atom) -> int:
@@ -75,10 +73,8 @@ class _Digests:
 
     def __init__(self, colors: dict[str, int], uniform: bool = False) -> None:
         self.colors = colors
-        self.atoms: MutableMapping[Atom, int] = _ATOM_SHAPES if uniform else {}
-        # (an AttrMemo works on any object with the attribute, monomials too)
-        self.monos: MutableMapping[Mono, int] = \
-            cast(MutableMapping[Mono, int], _MONO_SHAPES) if uniform else {}
+        self.atoms: MutableMapping[Atom, int] = _SHAPES if uniform else {}
+        self.monos: MutableMapping[Mono, int] = _SHAPES if uniform else {}
 
     def atom(self, a: Atom) -> int:
         d = self.atoms.get(a)
@@ -231,7 +227,8 @@ def _mono_depth(m: Mono) -> int:
     depth = 0
     for a, _ in m:
         if type(a) is not Var:  # (a variable's depth is 0)
-            d = getattr(a, "_depth", None)  # the memo of _ATOM_DEPTHS, read inline
+            n = a.memo  # (the memo of _ATOM_DEPTHS, read inline)
+            d = None if n is None else n.depth
             if d is None:
                 d = atom_depth(a)
             if d > depth:

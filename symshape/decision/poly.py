@@ -16,12 +16,13 @@ stable digests, canonical keys, sizes and text.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator, MutableMapping
 from typing import Any
 
 from symshape.algebra.atoms import (
     ONE,
     Atom,
-    AttrMemo,
+    FloorDiv,
     Mono,
     Var,
     atom_mono,
@@ -74,7 +75,78 @@ def linear_part(p: Poly) -> Poly:
     return {m: c for m, c in p.items() if m}
 
 
-_DIGESTS = AttrMemo("_digest")
+class Notes:
+    """What the decision procedure derives from the structure of one atom or
+    monomial alone: its digest (:func:`atom_digest`, :func:`mono_digest`),
+    tree size (:func:`tree_size`), whether a symbolic divisor occurs in it
+    (:func:`has_symbolic_divisor`), structural digest with every variable
+    alike and nesting depth (``symshape.decision.canon``).  Kept in the
+    object's public ``memo`` slot (see :attr:`symshape.algebra.atoms.Atom.memo`),
+    so that it dies with the atom's scope; each field None until computed."""
+
+    __slots__ = ("digest", "size", "shape", "depth", "divides")
+
+    def __init__(self) -> None:
+        self.digest: int | None = None
+        self.size: int | None = None
+        self.shape: int | None = None
+        self.depth: int | None = None
+        self.divides: bool | None = None  # see has_symbolic_divisor
+
+
+def notes(x: Atom | Mono) -> Notes:
+    """The :class:`Notes` of an atom or monomial (made on first use)."""
+    n: Notes | None = x.memo
+    if n is None:
+        n = x.memo = Notes()
+    return n
+
+
+class NoteMemo(MutableMapping[Any, int]):
+    """One field of the :class:`Notes` of atoms (or monomials), as the memo
+    of :func:`symshape.algebra.atoms.fold_atoms` (a mapping; None in a field
+    means "not computed")."""
+
+    __slots__ = ("field",)
+
+    def __init__(self, field: str) -> None:
+        assert field in Notes.__slots__
+        self.field = field
+
+    def __contains__(self, x: object) -> bool:
+        n = getattr(x, "memo", None)
+        return n is not None and getattr(n, self.field) is not None
+
+    def __getitem__(self, x: Any) -> int:
+        n = x.memo
+        v = None if n is None else getattr(n, self.field)
+        if v is None:
+            raise KeyError(x)
+        return v
+
+    def get(self, x: Any, default: Any = None) -> Any:
+        # (Mapping.get goes through __getitem__ and a KeyError on every miss)
+        n = x.memo
+        v = None if n is None else getattr(n, self.field)
+        return default if v is None else v
+
+    def __setitem__(self, x: Any, value: int) -> None:
+        setattr(notes(x), self.field, value)
+
+    def __delitem__(self, x: Any) -> None:
+        n = x.memo
+        if n is None or getattr(n, self.field) is None:
+            raise KeyError(x)
+        setattr(n, self.field, None)
+
+    def __iter__(self) -> Iterator[Any]:
+        raise TypeError("a NoteMemo cannot list its atoms")
+
+    def __len__(self) -> int:
+        raise TypeError("a NoteMemo cannot count its atoms")
+
+
+_DIGESTS = NoteMemo("digest")
 
 
 def _h(data: bytes) -> int:
@@ -99,10 +171,35 @@ def _digest_of(x: Atom) -> int:
 def atom_digest(a: Atom) -> int:
     """A stable 64-bit digest of an atom's structure (same in every process;
     iterative, so deep nests cannot hit the recursion limit)."""
-    try:
-        return a._digest
-    except AttributeError:
-        return fold_atoms(a, _DIGESTS, _digest_of)
+    n = a.memo
+    if n is not None:
+        d = n.digest
+        if d is not None:
+            return d
+    return fold_atoms(a, _DIGESTS, _digest_of)
+
+
+_DIVIDES = NoteMemo("divides")
+
+
+def _divides(x: Atom) -> bool:
+    if type(x) is Var:
+        return False
+    if type(x) is FloorDiv and isinstance(x.den, DimExpr):
+        return True
+    return any(_DIVIDES[b] for o in x.operands if isinstance(o, DimExpr)
+               for m in o.terms for b, _ in m)
+
+
+def has_symbolic_divisor(a: Atom) -> bool:
+    """Is ``a``, or an atom nested in it, a ``floordiv`` by an expression
+    (memoized per atom, iterative)?"""
+    n = a.memo
+    if n is not None:
+        d = n.divides
+        if d is not None:
+            return d
+    return bool(fold_atoms(a, _DIVIDES, _divides))
 
 
 def mono_digest(m: Mono) -> int:
@@ -111,10 +208,11 @@ def mono_digest(m: Mono) -> int:
         return 0
     if len(m) == 1 and m[0][1] == 1:
         return atom_digest(m[0][0])
-    d = m._digest  # (monomials are interned: the digest is kept on the object)
+    n = m.memo  # (monomials are interned: the digest is kept on the object)
+    d = None if n is None else n.digest
     if d is None:
         parts = sorted((atom_digest(a), k) for a, k in m)
-        d = m._digest = _h(b"*".join(b"%d^%d" % (x, k) for x, k in parts))
+        d = notes(m).digest = _h(b"*".join(b"%d^%d" % (x, k) for x, k in parts))
     return d
 
 
@@ -140,7 +238,7 @@ def degree(p: Poly) -> int:
     return max((sum(k for _, k in m) for m in p), default=0)
 
 
-_SIZES = AttrMemo("_size")
+_SIZES = NoteMemo("size")
 TEXT_LIMIT = 3000
 
 
@@ -165,7 +263,7 @@ def _size_of(x: Atom) -> int:
             size += len(o.terms)
             for m in o.terms:
                 for b, _ in m:
-                    size += b._size
+                    size += b.memo.size  # (known: see tree_size)
     return min(size, TEXT_LIMIT)
 
 
@@ -195,8 +293,8 @@ def operand_poly(x: DimExpr | int) -> Poly:
 
 
 __all__ = [
-    "ONE", "Poly", "add", "add_into", "atom_digest", "atom_mono", "atoms_of", "column_key",
-    "const", "constant", "degree", "from_expr", "hkey", "is_constant", "key", "linear_part",
-    "mono", "mono_digest", "mono_text", "mul", "operand_poly", "scale", "to_text",
-    "tree_size",
+    "ONE", "NoteMemo", "Notes", "Poly", "add", "add_into", "atom_digest", "atom_mono", "atoms_of",
+    "column_key", "const", "constant", "degree", "from_expr", "has_symbolic_divisor", "hkey",
+    "is_constant", "key", "linear_part", "mono", "mono_digest", "mono_text", "mul", "notes",
+    "operand_poly", "scale", "to_text", "tree_size",
 ]

@@ -89,6 +89,8 @@ class ScopePool:
         where an expression of a query is defined (a hypothesis of that query,
         never a fact of the scope)."""
         out: list[Poly] = []
+        if not any(P.has_symbolic_divisor(a) for p in polys for m in p for a, _ in m):
+            return out  # (without walking a deep nest of atoms at every question)
         cache = self.domains
         for a in self.lin.closure(polys):
             if type(a) is FloorDiv and isinstance(a.den, DimExpr):

@@ -137,14 +137,21 @@ class Pool:
     depend on the variables' names.
     """
 
-    __slots__ = ("points", "memo", "_sub", "colors")
+    __slots__ = ("points", "memo", "_sub", "colors", "_known", "_sigs", "_sigs_of")
 
     def __init__(self, points: Sequence[Point], sub: Any,
-                 colors: dict[str, int] | None = None) -> None:
+                 colors: dict[str, int] | None = None,
+                 known: _KnownValues | None = None) -> None:
         self.points = points if isinstance(points, tuple) else tuple(points)
         self.memo: dict[Atom, list[int]] = {}
         self._sub = sub
         self.colors = colors if colors is not None else {}
+        # The values of floordiv and max atoms computed for earlier
+        # questions (shared by the pools of one base pool, see for_question),
+        # and this question's signatures of atoms (see _KnownValues).
+        self._known = known
+        self._sigs: dict[Atom, int] = {}
+        self._sigs_of: object = None  # the generation of ``known`` the numbers are of
 
     def for_question(self, polys: Sequence[Poly], constraint_atoms: bool = False) -> Pool:
         """The same points, for a question about ``polys`` under the scope's
@@ -160,7 +167,10 @@ class Pool:
             return self
         # Only the free variables get colours, and they occur in the question
         # alone: every variable of the constraints has a value at every point.
-        return Pool(self.points, self._sub, canon.place_colors(polys, bound))
+        known = self._known
+        if known is None:
+            known = self._known = _KnownValues()
+        return Pool(self.points, self._sub, canon.place_colors(polys, bound), known)
 
     def point(self, i: int) -> Point:
         """Point ``i`` with the values of the question's free variables
@@ -183,7 +193,50 @@ class Pool:
         if type(a) is Var:  # (what fold_atoms computes, without its walk)
             v = self.memo[a] = self._compute(a)
             return v
-        return fold_atoms(a, self.memo, self._compute, self._sub)
+        known = self._known
+        if known is None or canon.atom_depth(a) < _KNOWN_DEPTH:
+            return fold_atoms(a, self.memo, self._compute, self._sub)
+        # A question's pool: the atoms whose variables have the values they
+        # had in an earlier question keep the values computed then (a nest
+        # of max/min asks about every level while it is built: each level
+        # would evaluate the whole nest below it again).
+        if known.size() > _KNOWN_MAX:
+            known.clear()
+        if self._sigs_of is not known.generation:  # (numbers from before a clear mean nothing)
+            self._sigs = {}
+            self._sigs_of = known.generation
+        fold_atoms(a, self._sigs, self._signature, self._sub)
+        return fold_atoms(a, self.memo, self._compute_known, self._unknown_children)
+
+    def _signature(self, x: Atom) -> int:
+        """What the values of ``x`` at the points depend on, beyond ``x``
+        itself: its variables' names and colours (the signatures of the
+        atoms below it are in ``_sigs``)."""
+        known = self._known
+        assert known is not None
+        if type(x) is Var:
+            return known.intern((x.name, self.colors.get(x.name, 0)))
+        sigs = self._sigs
+        return known.intern(tuple([sigs[b] for b in self._sub(x)]))
+
+    def _unknown_children(self, x: Atom) -> Any:
+        known = self._known
+        assert known is not None
+        if type(x) is not Var and known.get(x, self._sigs[x]) is not None:
+            return ()  # known: its operands need no values
+        return self._sub(x)
+
+    def _compute_known(self, x: Atom) -> list[int]:
+        known = self._known
+        assert known is not None
+        if type(x) is Var:
+            return self._compute(x)
+        sig = self._sigs[x]
+        v = known.get(x, sig)
+        if v is None:
+            v = self._compute(x)
+            known.put(x, sig, v)
+        return v
 
     def _compute(self, x: Atom) -> list[int]:
         if type(x) is Var:
@@ -222,6 +275,51 @@ class Pool:
             else:
                 acc = [s + c * v for s, v in zip(acc, vals, strict=True)]
         return acc
+
+
+#: atoms whose values a base pool keeps for later questions (then it starts over)
+_KNOWN_MAX = 20_000
+#: the nesting depth from which an atom's values are looked for among those
+#: kept (below it, computing them again costs less than the signatures)
+_KNOWN_DEPTH = 4
+
+
+class _KnownValues:
+    """Values of floordiv and max atoms at the points of one base pool, kept
+    across the questions asked of it, each with the signature it was
+    computed at: an interned number for the names and colours of the
+    variables below the atom (exact, not a hash: equal numbers mean equal
+    names and colours, so equal values)."""
+
+    __slots__ = ("values", "ids", "generation")
+
+    def __init__(self) -> None:
+        self.values: dict[Atom, tuple[int, list[int]]] = {}
+        self.ids: dict[tuple[Any, ...], int] = {}
+        self.generation = object()  # new at every clear
+
+    def intern(self, key: tuple[Any, ...]) -> int:
+        """The number of ``key`` (a new one for a key not seen before)."""
+        ids = self.ids
+        i = ids.get(key)
+        if i is None:
+            i = ids[key] = len(ids)
+        return i
+
+    def get(self, a: Atom, sig: int) -> list[int] | None:
+        got = self.values.get(a)
+        return got[1] if got is not None and got[0] == sig else None
+
+    def put(self, a: Atom, sig: int, values: list[int]) -> None:
+        self.values[a] = (sig, values)
+
+    def size(self) -> int:
+        return len(self.values) + len(self.ids)
+
+    def clear(self) -> None:
+        self.values.clear()
+        self.ids.clear()
+        self.generation = object()
 
 
 __all__ = ["FREE_POINTS", "POOL_FREE_SEEDS", "Point", "Pool", "free_value"]

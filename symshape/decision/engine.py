@@ -272,46 +272,52 @@ class Decider:
         return Verdict(claim, out.status, reason=out.reason if out.status in OPEN else "",
                        constraints=tuple(self.scope.constraint_texts),
                        certify=None if out.cert is None else
-                       lambda: self.certificate(links, claim, out, budget),
-                       evidence=lambda: self.evidence(links, out, allnames), lease=lease)
+                       lambda: self.certificate(links, claim, out, budget, limits.scale),
+                       evidence=lambda: self.evidence(links, out, allnames, limits.scale),
+                       lease=lease)
 
     def certificate(self, links: Sequence[Link], claim: str, out: Outcome,
-                    budget: tuple[int, int]) -> Certificate:
+                    budget: tuple[int, int], scale: float = 1.0) -> Certificate:
         """The certificate of a decided outcome, for ``claim``.  A claim the
         intervals settled is proved again by the search when the certificate
         is first read: that proof cites the constraints it uses, where the
         interval certificate goes through the bounds of every monomial; the
-        interval certificate stays the answer when the search runs out."""
+        interval certificate stays the answer when the search runs out.
+        ``scale``: the query's budget scale, which that search keeps to (a
+        ``prove`` with a small budget is explained within it too)."""
         cert = out.cert
         assert cert is not None
         if out.reason == BY_INTERVALS:
-            better, _, _ = self.attempts.attempt(links, claim, cert.polarity, budget)
+            better, _, _ = self.attempts.attempt(links, claim, cert.polarity, budget,
+                                                 Limits(scale))
             if better is not None:
                 return better
         if cert.claim != claim:
             cert = Certificate(claim, links, cert.polarity, cert.refutations, self.scope)
         return cert
 
-    def evidence(self, links: Sequence[Link], out: Outcome, names: Sequence[str]
-                 ) -> tuple[dict[str, int] | None, dict[str, int] | None]:
+    def evidence(self, links: Sequence[Link], out: Outcome, names: Sequence[str],
+                 scale: float = 1.0) -> tuple[dict[str, int] | None, dict[str, int] | None]:
         """The smallest counterexample and witness of ``links`` (see
-        :mod:`minimize`), starting from the valuations the decision found."""
+        :mod:`minimize`), starting from the valuations the decision found;
+        its searches keep to the query's budget ``scale``."""
         cex = wit = None
         if out.fails is not None:
-            cex = self.smallest(links, "proved", out.fails.report(names), names)
+            cex = self.smallest(links, "proved", out.fails.report(names), names, scale)
         if out.holds is not None and out.status in OPEN:
-            wit = self.smallest(links, "refuted", out.holds.report(names), names)
+            wit = self.smallest(links, "refuted", out.holds.report(names), names, scale)
         return cex, wit
 
     def smallest(self, links: Sequence[Link], polarity: str, start: dict[str, int],
-                 names: Sequence[str]) -> dict[str, int]:
+                 names: Sequence[str], scale: float = 1.0) -> dict[str, int]:
         """The smallest valuation of ``names`` refuting the hypotheses that
         ``polarity`` needs refuted: a counterexample for "proved", a witness
         for "refuted".  ``start`` is a verified one."""
         sp = self.pool
+        limits = Limits(scale)
 
         def find(hyps: list[Poly]) -> dict[str, int] | None | bool:
-            r = self._search(hyps, DECIDE_BUDGET)
+            r = self._search_with(hyps, DECIDE_BUDGET, "hypothesis", limits)[1]
             if isinstance(r, Model):
                 return r.env
             return None if isinstance(r, Refuted) else False

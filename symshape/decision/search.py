@@ -74,15 +74,6 @@ def _ext_gcd(a: int, b: int) -> tuple[int, int, int]:
     return r0, u0, w0
 
 
-#: Nested case splits of one search at most.  The search is depth first:
-#: a branch that runs this deep ends the search as undecided, so this bounds
-#: the time to give up on a claim the splits do not settle (an integer column
-#: split again and again).  On the decision benchmarks' corpora (600
-#: generated claims and 20 families) no claim decided with 60 needed more
-#: than 30, and the searches that reach it give up in half the time.
-MAX_DEPTH = 30
-
-
 class Search:
     """One refutation / model search over ``facts`` plus ``hyps``.
 
@@ -92,11 +83,12 @@ class Search:
 
     def __init__(self, facts: Sequence[Fact], hyps: Sequence[Fact], budget: Budget,
                  accept: Callable[[dict[str, int]], bool] | None = None,
-                 max_depth: int = MAX_DEPTH) -> None:
+                 max_depth: int | None = None) -> None:
         self.facts = list(facts) + list(hyps) + extra_products(facts, hyps)
         self.budget = budget
         self.accept = accept
-        self.max_depth = max_depth
+        # (the budget's depth, which grows with the budget's scale)
+        self.max_depth = budget.max_depth if max_depth is None else max_depth
         self.sx = Simplex(budget)
         self.col_of: dict[Mono, int] = {}
         self.monos: list[Mono] = []
@@ -599,5 +591,5 @@ def too_large(polys: Sequence[Poly], budget: Budget) -> bool:
     return sum(len(p) for p in polys) * SETUP_COST > budget.max_work
 
 
-__all__ = ["MAX_DEPTH", "SETUP_COST", "Model", "Refuted", "Result", "Search", "Unknown",
+__all__ = ["SETUP_COST", "Model", "Refuted", "Result", "Search", "Unknown",
            "too_large"]

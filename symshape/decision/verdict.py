@@ -33,8 +33,8 @@ class Status(enum.StrEnum):
 BUDGET_RAN_OUT = "the work budget ran out"
 #: why a claim is undecided: the time limit ran out (a longer one may help)
 TIME_RAN_OUT = "the time limit ran out"
-#: why a claim is undecided: the search's case analysis reached its depth,
-#: which does not grow with the budget
+#: why a claim is undecided: the search's case analysis reached its depth
+#: (which grows with the budget)
 TOO_DEEP = "the case analysis went deeper than the search goes"
 
 
@@ -60,8 +60,8 @@ def undecided_advice(reason: str, budget: str = "a larger budget",
     if reason == TIME_RAN_OUT:
         return f"{time_limit}, {budget} or a constraint may settle it."
     if reason == TOO_DEEP:
-        return ("a larger budget does not deepen the case analysis; a constraint that "
-                "bounds the variables or decides one of the cases may settle it.")
+        return (f"{budget} (which also lets the case analysis go deeper), or a constraint "
+                "that bounds the variables or decides one of the cases, may settle it.")
     return "a constraint may settle it."
 
 

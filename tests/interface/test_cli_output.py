@@ -339,7 +339,7 @@ CHAIN = ["x >= h + 2", "h >= k + 1", "k >= y + 2", "y >= b + 2", "b >= t + 2", "
      "the work budget ran out", "A larger --budget (e.g. --budget 4) or a constraint"),
     (["prove", "floordiv(-5, c) * mod(2, a) == -1", "--budget", "8"],
      "the case analysis went deeper than the search goes",
-     "A larger budget does not deepen the case analysis"),
+     "(which also lets the case analysis go deeper)"),
 ])
 def test_the_undecided_advice_matches_why_the_search_stopped(argv: list[str], reason: str,
                                                               advice: str) -> None:
@@ -348,5 +348,3 @@ def test_the_undecided_advice_matches_why_the_search_stopped(argv: list[str], re
     assert f"Status: undecided ({reason})." in p.stdout
     assert p.stdout.count("undecided") == 1, p.stdout  # said once, with its reason
     assert advice in p.stdout
-    if "deeper" in reason:
-        assert "--budget" not in p.stdout.split("Status:")[1]

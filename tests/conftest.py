@@ -38,3 +38,22 @@ def work_meter(monkeypatch: pytest.MonkeyPatch) -> WorkMeter:
     monkeypatch.setattr(simplex.Budget, "__init__", init_budget)
     monkeypatch.setattr(simplex.Simplex, "__init__", init_simplex)
     return meter
+
+
+@pytest.fixture
+def atom_evaluations(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Counts the valuation pool's evaluations of floordiv and max atoms for
+    one test (a cost measured in evaluations, not seconds)."""
+    from symshape.algebra.atoms import Var
+    from symshape.decision import valuations
+
+    count = [0]
+    compute = valuations.Pool._compute
+
+    def counted(self: Any, x: Any) -> list[int]:
+        if type(x) is not Var:
+            count[0] += 1
+        return compute(self, x)
+
+    monkeypatch.setattr(valuations.Pool, "_compute", counted)
+    return count

@@ -8,39 +8,16 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from support.nests import alternating_nest
 from support.work import WorkMeter
 
 import symshape
 from symshape import ShapeCheck, ShapeMismatchError
-from symshape.algebra.atoms import Var
-from symshape.decision import Status, valuations
+from symshape.decision import Status
 from symshape.decision.engine import PROVE_BUDGET
 
 SMALL = 0.05  # a twentieth of the default budget
 ANSWERS = {Status.PROVED, Status.REFUTED, Status.INCONCLUSIVE, Status.UNDECIDED}
-
-
-def _nest(depth: int, swapped: bool) -> str:
-    e = "a0"
-    for i in range(1, depth):
-        op = "max" if i % 2 else "min"
-        e = f"{op}(a{i}, {e})" if swapped else f"{op}({e}, a{i})"
-    return e
-
-
-@pytest.fixture
-def atom_evaluations(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Counts the pool's evaluations of floordiv and max atoms."""
-    count = [0]
-    compute = valuations.Pool._compute
-
-    def counted(self: Any, x: Any) -> list[int]:
-        if type(x) is not Var:
-            count[0] += 1
-        return compute(self, x)
-
-    monkeypatch.setattr(valuations.Pool, "_compute", counted)
-    return count
 
 
 def _within_budget(span: Any, budget: float) -> None:
@@ -68,7 +45,8 @@ def test_hard_claims_answer_and_explain_under_a_small_budget(
 def test_deep_alternating_nests_answer_and_explain(
         work_meter: WorkMeter, atom_evaluations: list[int], depth: int) -> None:
     with work_meter.measure() as span:
-        v = symshape.prove(f"{_nest(depth, False)} == {_nest(depth, True)}", budget=SMALL)
+        claim = f"{alternating_nest(depth, False)} == {alternating_nest(depth, True)}"
+        v = symshape.prove(claim, budget=SMALL)
         assert v.status in ANSWERS
         assert v.explain()
     _within_budget(span, SMALL)

@@ -11,46 +11,20 @@ not seconds.
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
+from support.nests import alternating_nest
 
 import symshape
-from symshape.algebra.atoms import Var
-from symshape.decision import valuations
-
-
-def _nest(depth: int, swapped: bool) -> str:
-    e = "a0"
-    for i in range(1, depth):
-        op = "max" if i % 2 else "min"
-        e = f"{op}(a{i}, {e})" if swapped else f"{op}({e}, a{i})"
-    return e
-
-
-@pytest.fixture
-def evaluations(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Counts the pool's evaluations of floordiv and max atoms."""
-    count = [0]
-    compute = valuations.Pool._compute
-
-    def counted(self: Any, x: Any) -> list[int]:
-        if type(x) is not Var:
-            count[0] += 1
-        return compute(self, x)
-
-    monkeypatch.setattr(valuations.Pool, "_compute", counted)
-    return count
 
 
 @pytest.mark.parametrize("depth", [60, 240])
-def test_alternating_nest_costs_linear_pool_work(depth: int, evaluations: list[int]) -> None:
-    v = symshape.prove(f"{_nest(depth, False)} == {_nest(depth, True)}")
+def test_alternating_nest_costs_linear_pool_work(depth: int, atom_evaluations: list[int]) -> None:
+    v = symshape.prove(f"{alternating_nest(depth, False)} == {alternating_nest(depth, True)}")
     assert v.proved
     assert "a0" in v.explain()
     # measured: about 5 evaluations per level for the proof and as many for
     # the explanation; it was about depth**2 (56,882 at depth 240 for the proof)
-    assert evaluations[0] <= 15 * depth, evaluations[0]
+    assert atom_evaluations[0] <= 15 * depth, atom_evaluations[0]
 
 
 def test_a_variable_coloured_anew_is_evaluated_anew() -> None:

@@ -24,6 +24,11 @@ recursing, so deep nesting costs no Python stack.
 Raw results (what :mod:`symshape.parsing` post-processes, identical for both
 paths): an AST node for ``expr_input``; a list of nodes and placeholders for
 ``spec_input``; ``[node, (op, column), node, ...]`` for ``comparison_input``.
+
+(Over 600 lines for a reason: the fast front end is one compiled tokenizer
+and recursive-descent parser, kept together so that mypyc compiles its hot
+loop as one unit; ``tests/syntax/test_parse_frontend.py`` checks it against
+the lark grammar.)
 """
 
 from __future__ import annotations

@@ -7,6 +7,12 @@ have one job each: :mod:`symshape.rules` (constraints and rewrite rules),
 :mod:`symshape.intervals` (interval bounds) and this module (the scope's
 state, its questions to the decision procedure, comparisons and their
 messages, satisfiability).
+
+(Over 600 lines for a reason: ``SymbolicScope`` is the one class every layer
+above the algebra holds, and mypyc compiles it as one native class; its
+rules and intervals already live in their own modules, and what is left --
+creation, the algebra's questions, comparisons and their messages -- shares
+the scope's private state on every call.)
 """
 
 from __future__ import annotations

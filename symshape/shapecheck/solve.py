@@ -19,6 +19,11 @@ values satisfy it by construction; every other equation becomes an assertion onc
 variables are known, and so do the scope's implicit facts and explicit constraints.
 Any input that passes all the assertions therefore satisfies every equation and
 constraint, and any valid input passes them.
+
+(Over 600 lines for a reason: one solver class, whose tactics -- linear
+equations, products, pure powers, roots of increasing polynomials,
+divisions -- share the pending equations and the program being built, and
+run in one loop until no equation moves.)
 """
 
 from __future__ import annotations

@@ -5,6 +5,10 @@ complaint of a failed export) becomes symshape claims over the specs'
 variables, decided under the specs' constraints: implied ones come with a
 proof, the others with a counterexample and constraints that would settle
 them, in symshape's syntax and as ``torch.export.Dim`` arguments.
+
+(Over 600 lines for a reason: the guards torch keeps, read back, decided and
+worded for one exported program; reading, deciding and wording share the
+program's symbols and the specs' scope, and the text is one report.)
 """
 
 from __future__ import annotations

@@ -14,6 +14,11 @@ specializes the sizes 0 and 1, and keeps the symbols of derived dims' roots
 (``var_min=2``); the specs' scope has them, and ``ExportSpecs.assumptions``
 lists them.  Pass ``var_min=1`` to keep 1 (torch then accepts size-1 inputs at
 run time for plain dims, but may refuse relations it derives assuming >= 2).
+
+(Over 600 lines for a reason: one translation, specs to ``torch.export.Dim``
+arguments and back, whose steps -- roots, derived dims, residues, ranges --
+each depend on the ones before; apart, they would pass the same half-built
+tables between modules.)
 """
 
 from __future__ import annotations

@@ -333,3 +333,21 @@ def test_no_module_imports_another_modules_private_names_or_modules() -> None:
         if bad:
             found[name] = bad
     assert found == {}
+
+
+def test_modules_over_600_lines_say_why_at_their_top() -> None:
+    """Small modules with one job each; one that grows past about 600 lines
+    keeps a written reason in its docstring ("(Over 600 lines for a reason:
+    ..." or "(About N lines, ...")."""
+    import ast
+    import re
+
+    unexplained = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        if text.count("\n") <= 600:
+            continue
+        doc = ast.get_docstring(ast.parse(text)) or ""
+        if not re.search(r"\((?:Over|About) \d+ lines", doc):
+            unexplained.append(str(path.relative_to(PACKAGE)))
+    assert not unexplained, unexplained

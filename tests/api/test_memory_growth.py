@@ -139,5 +139,8 @@ def test_fresh_names_leave_nothing_behind(pattern: str) -> None:
     # thousands; bounded caches turning over leave a few hundred.
     assert objects_after - objects_before < 2_000, (objects_before, objects_after, grown)
     if rss_before is not None and rss_after is not None:
-        # measured before the fix: about 0.6 KB per name (20 MB for 30,000)
-        assert rss_after - rss_before < 4 * 1024 * 1024, (rss_before, rss_after, grown)
+        # measured before the fix: about 0.6 KB per name (20 MB for 30,000).
+        # RSS also moves with the allocator's arenas (after other tests, on a
+        # loaded machine it once grew past 4 MB with no leak): the counts above
+        # are the exact checks, this one catches a leak of half that rate.
+        assert rss_after - rss_before < 8 * 1024 * 1024, (rss_before, rss_after, grown)

@@ -48,8 +48,7 @@ class Query:
     """The conjunction of ``links`` (``(op, d, text)``: ``d op 0``) being
     decided, what it may spend, and what the tactics found so far."""
 
-    __slots__ = ("links", "claim", "budget", "limits", "holds", "fails", "reason",
-                 "interval_proof_tried")
+    __slots__ = ("links", "claim", "budget", "limits", "holds", "fails", "reason")
 
     def __init__(self, links: Sequence[Link], claim: str, budget: tuple[int, int],
                  limits: Limits = DEFAULT_LIMITS) -> None:
@@ -60,7 +59,6 @@ class Query:
         self.holds: Point | None = None  # a valid valuation where the claim holds
         self.fails: Point | None = None  # and one where it fails
         self.reason = ""  # why a search gave up
-        self.interval_proof_tried = False  # (a proof from intervals is tried once)
 
     def inconclusive(self) -> Outcome:
         """The outcome once both valuations are found."""

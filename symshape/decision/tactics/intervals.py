@@ -133,9 +133,10 @@ class IntervalProof:
 
 
 class Intervals(Tactic):
-    """A proof or refutation from interval bounds alone, when they settle
-    the claim.  ``certify`` makes the certificate (the decider's
-    :meth:`IntervalProof.certificate`)."""
+    """A refutation from interval bounds alone, when they settle the claim
+    and no pool valuation shows it holding (the proof side is
+    :class:`IntervalsFirst`, before the pool).  ``certify`` makes the
+    certificate (the decider's :meth:`IntervalProof.certificate`)."""
 
     name = "intervals"
 
@@ -146,12 +147,8 @@ class Intervals(Tactic):
         self.find_model = find_model
 
     def run(self, q: Query) -> Outcome | None:
+        # (the proof side ran before the pool: IntervalsFirst)
         links, claim = q.links, q.claim
-        if q.fails is None and not q.interval_proof_tried:
-            q.interval_proof_tried = True
-            cert = self.certify(links, claim, "proved")
-            if cert is not None:
-                return Outcome(Status.PROVED, None, None, cert, BY_INTERVALS)
         cert = None if q.holds is not None else self.certify(links, claim, "refuted")
         if cert is not None:
             polys = [d for _, d, _ in links]
@@ -175,7 +172,6 @@ class IntervalsFirst(Tactic):
         self.certify = certify
 
     def run(self, q: Query) -> Outcome | None:
-        q.interval_proof_tried = True
         cert = self.certify(q.links, q.claim, "proved")
         return None if cert is None else Outcome(Status.PROVED, None, None, cert, BY_INTERVALS)
 

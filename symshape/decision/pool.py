@@ -21,6 +21,7 @@ from symshape.decision import poly as P
 from symshape.decision.linearize import Linearizer
 from symshape.decision.poly import Poly
 from symshape.decision.valuations import FREE_POINTS, POOL_FREE_SEEDS, Point, Pool
+from symshape.repair import growth_rates, repaired
 
 # A search for one valuation satisfying the constraints and ``hyps``.
 ModelFinder = Callable[[Sequence[Poly]], "dict[str, int] | None"]
@@ -145,9 +146,41 @@ class ScopePool:
             out.append({v: -(-x // step) * step for v, x in lows.items()})
         return out
 
+    def repaired_candidate(self, order: Sequence[str]) -> dict[str, int] | None:
+        """A valuation of the constraint variables repaired until every
+        constraint holds (see :func:`symshape.repair.repaired`), raising
+        variables in ``order``; None when the repair gives up.  It starts
+        from the lower bounds interval propagation gives, each variable under
+        a constant divisor rounded up to a multiple of its divisors, and
+        raises by multiples of all of them: from there a chain of offsets
+        needs a few raises, not one per link and round.  The caller checks
+        the valuation exactly."""
+        polys = self.constraint_polys()
+        own: dict[str, int] = {}
+        step = 1
+        for a in self.lin.closure(polys):
+            if type(a) is FloorDiv and isinstance(a.den, int) and isinstance(a.num, DimExpr):
+                step = math.lcm(step, a.den)
+                for m in a.num.terms:
+                    for b, _ in m:
+                        if type(b) is Var:
+                            own[b.name] = math.lcm(own.get(b.name, 1), a.den)
+        if step >= 1 << 20:
+            return None
+        start = {}
+        for v in order:
+            k = own.get(v, 1)
+            start[v] = -(-self.scope.var_lower_bound(v) // k) * k
+        rank = {v: i for i, v in enumerate(order)}
+
+        def value(env: dict[str, int], p: Poly) -> int:
+            return self.point(env).poly(p)
+        return repaired(start, polys, value, growth_rates, lambda v: rank.get(v, len(rank)), step)
+
     def initial_pool(self) -> tuple[Point, ...]:
         """The points of the pool: a first valid valuation (a cheap candidate,
-        or one a search finds), and valuations near it that are valid too."""
+        a repaired one, or one a search finds), and valuations near it that
+        are valid too."""
         cvars = self.constraint_vars()
         if not self.constraint_polys():
             return FREE_POINTS
@@ -179,6 +212,18 @@ class ScopePool:
             add(env)
             if models:
                 break
+        # Variables by their place in the constraints, not by their names
+        # (which must not change what is found).
+        colors = canon.variable_colors(polys) if len(cvars) > 1 else {}
+        by_place = sorted(cvars, key=lambda v: (colors.get(v, 0), v))
+        if not models:
+            # A chain of offsets with divisibility (``a >= b + 1``, ``mod(a,
+            # 8) == 0``) defeats every candidate above; raising variables
+            # until each constraint holds usually finds one, for much less
+            # than a search.
+            fixed = self.repaired_candidate(by_place)
+            if fixed is not None:
+                add(fixed)
         if not models:
             m = self.find_model(())
             if m is not None:
@@ -188,10 +233,8 @@ class ScopePool:
             add({v: x + 1 for v, x in first.items()})
             add({v: 2 * x for v, x in first.items()})
             add({v: 3 * x + 2 for v, x in first.items()})
-            # Nudge a few variables, picked by their place in the constraints
-            # (not by their names, which must not change what is found).
-            colors = canon.variable_colors(self.constraint_polys())
-            for v in sorted(cvars, key=lambda v: (colors.get(v, 0), v))[:8]:
+            # Nudge a few variables, picked by their place in the constraints.
+            for v in by_place[:8]:
                 add({**first, v: first[v] + 1}, v)
                 add({**first, v: first[v] + 5}, v)
         n = max(POOL_FREE_SEEDS, len(models))

@@ -16,7 +16,9 @@ A :class:`~symshape.decision.facts.Fact` names its kind by a string (its
   divisor, the product of two facts, a non-negative integer combination of
   facts divided by a positive integer and rounded down (a Chvatal-Gomory cut,
   sound because every monomial is integer valued), a square, the monotonicity
-  of a division, a lemma proved by its own refutation.
+  of a division, a quotient against its numerator, a fact divided by a
+  product of variables that divides its terms, a lemma proved by its own
+  refutation.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from typing import Any, Protocol
 
 from symshape.algebra.atoms import FloorDiv, Max0, Var
 from symshape.algebra.dimexpr import DimExpr
+from symshape.algebra.factor import common_variable_factor, divide_terms
 from symshape.decision import poly as P
 from symshape.decision.derivations import combo_poly, fd_bound, fd_bound_poly
 from symshape.decision.facts import CertificateError, Fact, Refutation
@@ -490,6 +493,60 @@ class QuotientAndNumerator(FactKind):
                 f"{w.ref(f.premises[0])} shows (its divisor is >= 1)")
 
 
+class PositiveFactorQuotient(FactKind):
+    """A fact divided by a positive factor: from ``M*R + c >= 0``, where the
+    product of variables ``M`` divides every non-constant term and ``c <= 0``,
+    follows ``R >= 0`` (``c == 0``) or ``R - 1 >= 0`` (``c < 0``): every
+    variable is ``>= 1``, so ``M >= 1`` and ``M*R`` has the sign of ``R``.
+    No linear combination makes that step: ``b*h*q - b*h*s - 1 >= 0`` gives
+    ``q - s - 1 >= 0``, which ``q <= s`` then contradicts."""
+
+    name = "factor_quotient"
+    derived = True
+
+    def make(self, premise: Fact) -> Fact | None:
+        """The quotient of ``premise`` by the largest product of variables
+        that divides its non-constant terms; None where there is no such
+        factor or the constant is positive."""
+        q = self.quotient(premise.poly)
+        return None if q is None else Fact(q, self.name, premises=(premise,))
+
+    @staticmethod
+    def quotient(p: Poly) -> Poly | None:
+        """``R`` (``c == 0``) or ``R - 1`` (``c < 0``) for ``p = M*R + c``,
+        ``M`` the largest product of variables dividing the terms of ``p``
+        but its constant ``c <= 0``; None when ``M`` is 1 or ``c > 0``."""
+        c = P.constant(p)
+        if c > 0:
+            return None
+        rest = P.linear_part(p)
+        if not rest:
+            return None
+        factor = common_variable_factor(rest)
+        if not factor:  # (the constant monomial: no factor)
+            return None
+        out = divide_terms(rest, factor)
+        return P.add(out, P.const(-1)) if c < 0 else out
+
+    def check(self, c: Checking, f: Fact, ctx: frozenset[int]) -> Poly:
+        if len(f.premises) != 1:
+            raise CertificateError("a quotient by a positive factor needs one premise")
+        c.fact(f.premises[0], ctx)
+        q = self.quotient(f.premises[0].poly)
+        if q is None:
+            raise CertificateError("a quotient by a positive factor: no product of "
+                                   "variables divides the premise's terms, or its "
+                                   "constant is positive")
+        return q
+
+    def derivation(self, w: Wording, f: Fact) -> str:
+        return (f"{w.ref(f.premises[0])} divided by a product of variables (each >= 1) "
+                f"that divides its terms")
+
+    def summary(self, w: Wording, f: Fact) -> str:
+        return "a fact divided by a positive product of variables"
+
+
 # -- the records -------------------------------------------------------------------------------
 
 VAR = VarAxiom()
@@ -510,6 +567,7 @@ LEMMA = Lemma()
 SQUARE = Square()
 FD_MONO = MonotoneDivision()
 FD_NUM = QuotientAndNumerator()
+FACTOR_QUOTIENT = PositiveFactorQuotient()
 UNKNOWN = FactKind()
 
 AXIOMS: dict[str, Axiom] = {k.name: k for k in (VAR, FD_LO, FD_HI, FD_DEN, MAX_GE0, MAX_GE_ARG)}
@@ -517,7 +575,7 @@ AXIOMS: dict[str, Axiom] = {k.name: k for k in (VAR, FD_LO, FD_HI, FD_DEN, MAX_G
 KINDS: dict[str, FactKind] = {
     **AXIOMS,
     **{k.name: k for k in (FD_LB, FD_UB, CONSTRAINT, IMPLICIT, HYP, CASE, PRODUCT, COMBO,
-                           LEMMA, SQUARE, FD_MONO, FD_NUM)}}
+                           LEMMA, SQUARE, FD_MONO, FD_NUM, FACTOR_QUOTIENT)}}
 AXIOM_KINDS = tuple(AXIOMS)
 
 
@@ -552,6 +610,7 @@ def make_fd_bound(kind: str, atom: Any, premises: Sequence[Fact]) -> Fact:
 
 make_fd_mono = FD_MONO.make
 make_fd_num = FD_NUM.make
+make_factor_quotient = FACTOR_QUOTIENT.make
 make_square = SQUARE.make
 make_product = PRODUCT.make
 make_combo = COMBO.make
@@ -572,11 +631,13 @@ def max_cases(atom: Max0) -> tuple[Fact, Fact]:
 
 
 __all__ = [
-    "AXIOMS", "AXIOM_KINDS", "CASE", "COMBO", "CONSTRAINT", "FD_DEN", "FD_HI", "FD_LB",
+    "AXIOMS", "AXIOM_KINDS", "CASE", "COMBO", "CONSTRAINT", "FACTOR_QUOTIENT", "FD_DEN", "FD_HI",
+    "FD_LB",
     "FD_LO", "FD_MONO", "FD_NUM", "FD_UB", "HYP", "IMPLICIT", "KINDS", "LEMMA", "MAX_GE0",
     "MAX_GE_ARG",
     "PRODUCT", "SQUARE", "UNKNOWN", "VAR", "Axiom", "Checking", "FactKind", "Wording",
     "axiom_poly", "combo_poly", "fd_bound", "fd_bound_poly", "kind_of", "make_axiom", "make_combo",
-    "make_fd_bound", "make_fd_mono", "make_fd_num", "make_product", "make_square", "max_cases",
+    "make_factor_quotient", "make_fd_bound", "make_fd_mono", "make_fd_num", "make_product",
+    "make_square", "max_cases",
     "split_cases",
 ]

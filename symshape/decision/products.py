@@ -23,6 +23,11 @@ that a certificate checks by multiplying its premises:
   form, with the constant as the last coordinate, gives the squares of
   linear forms, shifts included, that a certificate needs.
 
+* **Facts divided by a positive factor.**  A hypothesis or fact whose
+  non-constant terms share a product of variables ``M`` (``M >= 1``) gives
+  the sign of its quotient (``factor_quotient``): ``b*h*q - b*h*s - 1 >= 0``
+  gives ``q - s - 1 >= 0``.  Not a product, but the same degree-2 reasoning.
+
 All are capped: when a family would exceed its cap, none of it is added, so
 what a search sees never depends on an order of the facts (which could
 follow the variables' names).
@@ -37,7 +42,7 @@ from fractions import Fraction
 from symshape.algebra.atoms import Atom, Var
 from symshape.decision import canon
 from symshape.decision import poly as P
-from symshape.decision.fact_kinds import make_product, make_square
+from symshape.decision.fact_kinds import make_factor_quotient, make_product, make_square
 from symshape.decision.facts import Fact
 from symshape.decision.poly import Poly
 
@@ -47,6 +52,8 @@ DIVISOR_PRODUCTS_MAX = 12
 ORDER_FACTS_MAX = 6
 #: most atoms of a quadratic hypothesis that :func:`completing_squares` decomposes
 SQUARE_ATOMS_MAX = 8
+#: most facts and hypotheses divided by a common positive factor per search
+FACTOR_QUOTIENTS_MAX = 16
 
 
 def _linear(p: Poly) -> bool:
@@ -156,11 +163,25 @@ def _squares_of(q: Poly) -> list[Fact]:
     return [make_square(b) for b in bases]
 
 
+def factor_quotients(facts: Sequence[Fact], hyps: Sequence[Fact]) -> list[Fact]:
+    """Each hypothesis and fact of degree 2 or more, divided by the product of
+    variables that divides its non-constant terms (where there is one)."""
+    out = []
+    for f in (*hyps, *facts):
+        if f.kind == "factor_quotient" or all(len(m) <= 1 for m in f.poly):
+            continue  # (a term of one atom has no factor left to divide by)
+        q = make_factor_quotient(f)
+        if q is not None:
+            out.append(q)
+    return out if len(out) <= FACTOR_QUOTIENTS_MAX else []
+
+
 def extra_products(facts: Sequence[Fact], hyps: Sequence[Fact]) -> list[Fact]:
     """The products above for one search over ``facts`` and ``hyps``."""
     return divisor_products(facts, hyps) + order_products(facts, hyps) + \
-        completing_squares(hyps)
+        completing_squares(hyps) + factor_quotients(facts, hyps)
 
 
-__all__ = ["DIVISOR_PRODUCTS_MAX", "ORDER_FACTS_MAX", "SQUARE_ATOMS_MAX", "completing_squares",
-           "divisor_products", "extra_products", "order_products"]
+__all__ = ["DIVISOR_PRODUCTS_MAX", "FACTOR_QUOTIENTS_MAX", "ORDER_FACTS_MAX", "SQUARE_ATOMS_MAX",
+           "completing_squares", "divisor_products", "extra_products", "factor_quotients",
+           "order_products"]

@@ -307,8 +307,10 @@ def test_certificate_explanation_lists_facts_multipliers_and_cases() -> None:
     text = v.explain()
     assert "Case floordiv(a, 128) <= 0" in text and "Case floordiv(a, 128) >= 1" in text
     assert "128 x" in text
-    v = prove("a*b >= a")
+    v = prove("a*b >= a + b - 1")
     assert "product of (a - 1 >= 0)" in v.explain()
+    v = prove("a*b >= a")  # divided by a: b >= 1
+    assert "divided by a product of variables" in v.explain()
     v = prove("max(a, b) - min(a, b) <= max(a, b)")
     assert v.certificate is not None and v.certificate.check()
 
@@ -357,7 +359,7 @@ def test_forged_fact_fails() -> None:
 
 
 def test_forged_product_and_split_fail() -> None:
-    cert = _cert("a*b >= a")
+    cert = _cert("a*b >= a + b - 1")  # ((a - 1)*(b - 1) >= 0: a product)
     leaf = _first_leaf(cert)
     items = []
     for k, f in leaf.items:

@@ -14,7 +14,7 @@ from symshape.decision.facts import Fact, Leaf, Refutation
 
 def test_every_record_is_registered_under_its_name() -> None:
     assert all(name == record.name for name, record in K.KINDS.items())
-    assert len(K.KINDS) == 18 and set(K.AXIOM_KINDS) <= set(K.KINDS)
+    assert len(K.KINDS) == 19 and set(K.AXIOM_KINDS) <= set(K.KINDS)
     assert K.kind_of(Fact({}, "no such kind")) is K.UNKNOWN
 
 
@@ -68,8 +68,17 @@ def made_facts() -> tuple[symshape.SymbolicScope, dict[str, Fact]]:
         "fd_mono": K.FD_MONO.make(qb, qc, c_ge0),
         # a + c - 3 >= 0: the numerator of qc is >= 0, so qc <= a + c
         "fd_num": K.FD_NUM.make(qc, K.COMBO.make([constraint, var_c], [1, 1])),
+        # the constraint times b^2 >= 0, a*b^2 - 2*b^2 >= 0, divided by b^2
+        "factor_quotient": _made_factor_quotient(
+            K.PRODUCT.make(constraint, K.SQUARE.make(P.from_expr(b)))),
     }
     return scope, facts
+
+
+def _made_factor_quotient(product: Fact) -> Fact:
+    f = K.FACTOR_QUOTIENT.make(product)
+    assert f is not None
+    return f
 
 
 def test_each_record_checks_the_facts_it_makes() -> None:
@@ -117,3 +126,23 @@ def test_a_quotient_is_bounded_by_its_numerator_only_where_its_sign_is_shown() -
         K.FD_NUM.make(q, K.HYP.make(P.add(num, P.const(2)), "num >= -2"))
     with pytest.raises(CertificateError):  # num <= 1 neither
         K.FD_NUM.make(q, K.HYP.make(P.add(P.const(1), num, -1), "num <= 1"))
+
+
+def test_a_fact_is_divided_only_by_a_product_of_variables_dividing_its_terms() -> None:
+    scope = symshape.SymbolicScope()
+    b, h, s, n = symshape.symbolic_shape("b, h, s, n", scope=scope)
+    # b*h*floordiv(s, n) - b*h*s - 1 >= 0  gives  floordiv(s, n) - s - 1 >= 0
+    hyp = K.HYP.make(P.add(P.from_expr(b * h * (s // n) - b * h * s), P.const(-1)), "h")
+    got = K.FACTOR_QUOTIENT.make(hyp)
+    assert got is not None and got.poly == P.add(P.from_expr(s // n - s), P.const(-1))
+    # with a zero constant the quotient keeps its sign, not one more
+    zero = K.FACTOR_QUOTIENT.make(K.HYP.make(P.from_expr(b * s - 2 * b), "h"))
+    assert zero is not None and zero.poly == P.from_expr(s - 2)
+    # a positive constant, or no common variable, gives nothing
+    assert K.FACTOR_QUOTIENT.make(K.HYP.make(P.from_expr(b * s - b + 1), "h")) is None
+    assert K.FACTOR_QUOTIENT.make(K.HYP.make(P.from_expr(b * s - h - 1), "h")) is None
+    # a quotient whose premise does not give it is rejected by the checker
+    forged = Fact(P.from_expr(s - 1), "factor_quotient",
+                  premises=(K.HYP.make(P.from_expr(b * s - b * h + 1), "h"),))
+    with pytest.raises(CertificateError):
+        _Checker(scope).fact(forged, frozenset(id(p) for p in forged.premises))

@@ -112,6 +112,9 @@ class Search:
         # _walking); restored on the way out of a node, like the cuts.
         self._walks: dict[tuple[tuple[int, int], ...], tuple[int, int]] = {}
         self.max_walk = budget.max_walk
+        # case splits whose both cases were refuted (the progress a staged
+        # budget looks for, see Budget.staged)
+        self.closed_splits = 0
 
     # -- setup -------------------------------------------------------------------
     def _setup(self) -> None:
@@ -214,8 +217,16 @@ class Search:
             return Unknown(str(e))
 
     def _node(self, depth: int) -> Result:
-        self.budget.node()
-        self.budget.spend(10 + len(self.monos) + len(self.max_cols) + 4 * len(self.products))
+        budget = self.budget
+        budget.node()
+        budget.spend(10 + len(self.monos) + len(self.max_cols) + 4 * len(self.products))
+        if budget.stage_work is not None and budget.work > budget.stage_work:
+            # The end of a staged budget's first stage: go on with the whole
+            # budget only if a case split has closed (the search is making
+            # progress), else give up now (see Budget.staged).
+            if not self.closed_splits:
+                raise BudgetExceeded("work budget (its first stage closed no case)")
+            budget.stage_work = None
         mark = len(self._cut_trail)
         try:
             return self._node_body(depth)
@@ -271,6 +282,7 @@ class Search:
                     self._walks[key] = old
         left, right = subs
         assert left is not None and right is not None
+        self.closed_splits += 1
         return Refuted(build(left, right))
 
     def _walking(self, form: Poly, bound: int

@@ -68,7 +68,11 @@ from symshape.decision.tight_bounds import BOUNDS_BUDGET, TightBounds
 from symshape.decision.verdict import Lease, Status, Verdict
 from symshape.scope import register_decider
 
-# Work budgets (work units ~ row updates, search nodes) per search.
+# Work budgets (work units ~ row updates, search nodes) per search.  A
+# decision's searches spend them in two stages (Budget.staged, in
+# _search_with): one that closes no case split in the first quarter gives up
+# there, so an undecided comparison costs a quarter of DECIDE_BUDGET at most
+# where its search makes no progress.
 DECIDE_BUDGET = (30_000, 400)
 PROVE_BUDGET = (120_000, 1500)
 CACHE_MAX = 200_000
@@ -156,7 +160,9 @@ class Decider:
         query is defined."""
         with self._lock:
             hyps = [Fact(h, "hyp", note=note) for h in hyp_polys]
-            b = budget if isinstance(budget, Budget) else limits.budget(budget)
+            # A decision's search gives up early where it makes no progress
+            # (see Budget.staged); a budget passed in is used as it is.
+            b = budget if isinstance(budget, Budget) else limits.budget(budget).staged()
             if too_large(hyp_polys, b):
                 return hyps, Unknown("work budget: the claim has too many terms")
             facts = self.lin.facts(hyp_polys)

@@ -60,6 +60,10 @@ class Unknown:
 
 
 Result = Refuted | Model | Unknown
+#: A case split: its two case facts, the builder of its node from the cases'
+#: refutations, the case tried first, and (for a split of a form at a bound,
+#: not of a maximum) the form and the bound, which :meth:`Search._walking` tracks.
+Choice = tuple[tuple[Fact, Fact], Callable[[Node, Node], Node], int, "tuple[Poly, int] | None"]
 
 def _ext_gcd(a: int, b: int) -> tuple[int, int, int]:
     """``(g, u, w)`` with ``u*a + w*b == g == gcd(a, b) > 0`` (``b != 0``)."""
@@ -103,6 +107,14 @@ class Search:
         self._cut_trail: list[tuple[int, int]] = []
         # fixed variables -> their lattice (see _lattice_split)
         self._lattices: dict[tuple[int, ...], _Lattice] = {}
+        # On the current path: the form of each split -> the bound it was
+        # last split at, and how many splits in a row moved it by one (see
+        # _walking); restored on the way out of a node, like the cuts.
+        self._walks: dict[tuple[tuple[int, int], ...], tuple[int, int]] = {}
+        self.max_walk = budget.max_walk
+        # case splits whose both cases were refuted (the progress a staged
+        # budget looks for, see Budget.staged)
+        self.closed_splits = 0
 
     # -- setup -------------------------------------------------------------------
     def _setup(self) -> None:
@@ -205,8 +217,16 @@ class Search:
             return Unknown(str(e))
 
     def _node(self, depth: int) -> Result:
-        self.budget.node()
-        self.budget.spend(10 + len(self.monos) + len(self.max_cols) + 4 * len(self.products))
+        budget = self.budget
+        budget.node()
+        budget.spend(10 + len(self.monos) + len(self.max_cols) + 4 * len(self.products))
+        if budget.stage_work is not None and budget.work > budget.stage_work:
+            # The end of a staged budget's first stage: go on with the whole
+            # budget only if a case split has closed (the search is making
+            # progress), else give up now (see Budget.staged).
+            if not self.closed_splits:
+                raise BudgetExceeded("work budget (its first stage closed no case)")
+            budget.stage_work = None
         mark = len(self._cut_trail)
         try:
             return self._node_body(depth)
@@ -239,19 +259,50 @@ class Search:
             break
         if depth >= self.max_depth:
             return Unknown("search depth")
-        cases, build, first = choice
+        cases, build, first, walk = choice
+        step = None if walk is None else self._walking(*walk)
         subs: list[Node | None] = [None, None]
-        for i in ((0, 1) if first == 0 else (1, 0)):
-            mark = self.sx.mark()
-            c = self.assert_fact(cases[i])
-            sub = Refuted(Leaf(c)) if c is not None else self._node(depth + 1)
-            self.sx.undo(mark)
-            if not isinstance(sub, Refuted):
-                return sub
-            subs[i] = sub.tree
+        try:
+            if step is not None and step[1][1] > self.max_walk:
+                return Unknown("search depth (a walk of one-step splits)")
+            for i in ((0, 1) if first == 0 else (1, 0)):
+                mark = self.sx.mark()
+                c = self.assert_fact(cases[i])
+                sub = Refuted(Leaf(c)) if c is not None else self._node(depth + 1)
+                self.sx.undo(mark)
+                if not isinstance(sub, Refuted):
+                    return sub
+                subs[i] = sub.tree
+        finally:
+            if step is not None:
+                key, _, old = step
+                if old is None:
+                    del self._walks[key]
+                else:
+                    self._walks[key] = old
         left, right = subs
         assert left is not None and right is not None
+        self.closed_splits += 1
         return Refuted(build(left, right))
+
+    def _walking(self, form: Poly, bound: int
+                 ) -> tuple[tuple[tuple[int, int], ...], tuple[int, int],
+                            tuple[int, int] | None]:
+        """Record on the path a split of ``form`` at ``bound``: its key, its
+        new ``(bound, run)`` and the entry it replaces.  ``run`` counts the
+        splits of the form in a row on this path whose bound moved by one: a
+        search that walks a column one integer at a time (the case on one
+        side closes at once, the other splits the same form again one
+        further) learns nothing from each step and would walk until its
+        depth runs out, so :meth:`_node_body` stops it past
+        :attr:`Budget.max_walk` steps (see :func:`~symshape.decision.simplex.walk_limit`)."""
+        col_of = self.col_of
+        key = tuple(sorted((col_of[m], c) for m, c in form.items() if m))
+        old = self._walks.get(key)
+        run = old[1] + 1 if old is not None and abs(old[0] - bound) == 1 else 1
+        new = (bound, run)
+        self._walks[key] = new
+        return key, new, old
 
     # -- non-linear columns ----------------------------------------------------------
     def _inconsistent_product(self) -> tuple[int, Mono, list[tuple[int, int]]] | None:
@@ -291,8 +342,7 @@ class Search:
                 added = True
         return added
 
-    def _spatial_split(self, bad: tuple[int, Mono, list[tuple[int, int]]]
-                       ) -> tuple[tuple[Fact, Fact], Callable[[Node, Node], Node], int] | None:
+    def _spatial_split(self, bad: tuple[int, Mono, list[tuple[int, int]]]) -> Choice | None:
         """Split the range of a factor so that McCormick becomes exact."""
         sx = self.sx
         _, _, splits = bad
@@ -317,7 +367,7 @@ class Search:
 
         def build(left: Node, right: Node) -> Node:
             return Split(form, fl, left, right, lc, rc)
-        return (lc, rc), build, 0
+        return (lc, rc), build, 0, (form, fl)
 
     def _value(self, p: Poly) -> Fraction:
         # in integers over a common denominator, then one Fraction
@@ -339,7 +389,7 @@ class Search:
                 total += c * (n // d)
         return total
 
-    def _choose(self) -> tuple[tuple[Fact, Fact], Callable[[Node, Node], Node], int] | None:
+    def _choose(self) -> Choice | None:
         sx = self.sx
         for j, atom, arg in self.max_cols:
             n, d = sx.parts(j)
@@ -359,7 +409,7 @@ class Search:
                 return MaxSplit(atom, left, right, lc, rc)
             # explore first the case closer to the current point
             first = 0 if av <= 0 else 1
-            return (lc, rc), build_max, first
+            return (lc, rc), build_max, first, None
         frac = -1
         rows, num = sx.rows, sx.num
         for j in range(len(self.monos)):
@@ -382,7 +432,7 @@ class Search:
         def build_split(left: Node, right: Node) -> Node:
             return Split(poly, fl, left, right, lc, rc)
         first = 0 if value - fl <= Fraction(1, 2) else 1
-        return (lc, rc), build_split, first
+        return (lc, rc), build_split, first, (poly, fl)
 
     # -- integer reasoning with equalities ------------------------------------------
     def _lattice_split(self) -> tuple[dict[int, int], Fraction] | None:

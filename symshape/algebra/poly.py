@@ -7,16 +7,32 @@ coefficients over atoms, with no scope attached.  The ring operations here
 expressions (``symshape.algebra.dimexpr``, which adds the scope's rules and
 the size limits) and the decision procedure (``symshape.decision.poly``).
 
-Evaluation (:func:`evaluate_expr`, :func:`value_at`) walks nests of atoms
-innermost first, each shared atom once, without recursion.  On a zero
-divisor, :func:`evaluate_expr` raises ``ZeroDivisionError`` (Python's ``//``;
-numpy arrays follow numpy's rules), and :func:`value_at`, which the scope
-uses at valuations that need not satisfy every fact, returns ``None``.
+The one evaluator of expressions is here too: one walk over terms,
+monomials and atoms (:func:`evaluate_terms`; nests of atoms innermost first,
+each shared atom once, without recursion) and the meaning of each atom kind
+(:func:`compute_atom`), in a domain of values (:class:`Domain`: Python's
+operators on ints or numpy arrays; :class:`IntDomain`: scalar ints, the hot
+path, with its arithmetic written out in :func:`value_at`;
+:class:`VectorDomain`: lists of ints over the points of a pool).  The
+decision layer's points and pools (``symshape.decision.valuations``)
+evaluate through it.
+
+One rule on a zero divisor: a floordiv atom whose divisor is 0 at a
+valuation is *undefined* there, and each caller says what that becomes:
+
+* :func:`evaluate_expr` (``DimExpr.evaluate``) raises ``ZeroDivisionError``
+  naming the atom; on numpy arrays (grids of valuations, masked by their
+  callers) it is 0 at such elements, numpy's ``//``;
+* :func:`value_at` (valuations a scope tries, which need not satisfy every
+  fact) returns None;
+* the decision layer's points and pools use 0 (``undefined=0``): such
+  points violate the divisor's domain condition and are rejected, whatever
+  the value.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +41,7 @@ import numpy as np
 from symshape.algebra.atoms import (
     Atom,
     FloorDiv,
+    Max0,
     Mono,
     Var,
     compound_children,
@@ -80,42 +97,216 @@ def mul(p: Terms, q: Terms) -> Terms:
 
 
 # ---------------------------------------------------------------------------
-# Evaluation
+# Evaluation: one walk, one rule for a zero divisor
+#
+# The walk (:func:`evaluate_terms`) and the meaning of each atom kind
+# (:func:`compute_atom`) are written here once; what differs between callers
+# is the domain of values (a :class:`Domain`: Python operators, scalar ints,
+# or lists of ints over the points of a pool) and what an undefined atom
+# becomes for them.  The scalar-int domain, the hot path of scopes and of
+# the decision procedure, has the walk's loop and the atoms' meaning written
+# out for ints (:func:`value_at`, :func:`_int_atom`), with the same rules;
+# tests/algebra/test_one_evaluator.py holds every caller to them.
 
 
-def evaluate_expr(e: DimExpr | int, env: Mapping[str, Any], memo: dict[Atom, Any] | None = None
-          ) -> Any:
-    """Value of ``e`` under ``env``; ``memo`` holds the values of atoms, so a
-    nest that shares sub-expressions (a clamp chain) costs one evaluation per
-    atom, and no recursion (innermost atoms first, see :func:`fold_atoms`)."""
-    if isinstance(e, int):
-        return e
-    if memo is None:
-        memo = {}
-    total: Any = 0
-    for m, c in e.terms.items():
-        v: Any = c
+class Domain:
+    """Values under Python's operators (ints, numpy integer arrays, ...):
+    the domain of :func:`evaluate_expr`, where an undefined atom (a zero
+    divisor) raises ``ZeroDivisionError`` (numpy arrays: 0 there, see
+    :meth:`floordiv`).  Subclasses change the values, not the walk."""
+
+    def __init__(self, env: Mapping[str, Any]) -> None:
+        self.env = env
+
+    def var(self, a: Var) -> Any:
+        """Value of a variable."""
+        return a.evaluate(self.env)
+
+    def const(self, c: int) -> Any:
+        """Value of an integer operand."""
+        return c
+
+    def floordiv(self, a: FloorDiv, n: Any, d: Any) -> Any:
+        """Value of the floordiv atom ``a`` with operand values ``n``, ``d``."""
+        if type(d) is int and d == 0:
+            raise ZeroDivisionError(f"{a} is undefined: its divisor is 0 at this valuation")
+        # (numpy arrays: numpy's ``//`` gives 0 where the divisor is 0, as a
+        # pool does; an array is a grid of valuations whose caller masks
+        # those outside the divisors' domain)
+        return n // d
+
+    def max0(self, v: Any) -> Any:
+        """``max(v, 0)``."""
+        return np.maximum(v, 0) if isinstance(v, np.ndarray) else max(v, 0)
+
+
+class IntDomain(Domain):
+    """Scalar ints: ``env`` gives the variables' values, ``default`` the value
+    of a variable missing from it; an undefined atom (a zero divisor) has the
+    value ``undefined``: None makes the whole evaluation None (see
+    :func:`value_at`), an int stands in for the atom's value."""
+
+    def __init__(self, env: Mapping[str, Any], default: int, undefined: int | None) -> None:
+        self.env = env
+        self.default = default
+        self.undefined = undefined
+
+    def var(self, a: Var) -> Any:
+        return self.env.get(a.name, self.default)
+
+    def floordiv(self, a: FloorDiv, n: Any, d: Any) -> Any:
+        if n is None or d is None or d == 0:
+            return self.undefined
+        return n // d
+
+    def max0(self, v: Any) -> Any:
+        return None if v is None else (v if v > 0 else 0)
+
+
+class VectorDomain(Domain):
+    """Lists of ints, one per point of a pool: ``var_values(name)`` gives a
+    variable's list; an undefined atom (a zero divisor at a point) has the
+    value ``undefined`` at that point.  (Lists lack the arithmetic
+    operators: :meth:`power` and :meth:`add_term` stand for them.)"""
+
+    def __init__(self, size: int, var_values: Callable[[str], list[int]], undefined: int
+                 ) -> None:
+        self.env = {}
+        self.size = size
+        self.var_values = var_values
+        self.undefined = undefined
+
+    def var(self, a: Var) -> Any:
+        return self.var_values(a.name)
+
+    def const(self, c: int) -> Any:
+        return [c] * self.size
+
+    def power(self, v: Any, k: int) -> Any:
+        """``v ** k`` at each point (``k >= 2``)."""
+        return [x ** k for x in v]
+
+    def add_term(self, acc: Any, c: int, factors: list[Any]) -> Any:
+        """``acc + c * product(factors)`` at each point (``acc`` None: 0)."""
+        if not factors:
+            return [c] * self.size if acc is None else [s + c for s in acc]
+        vals: list[int] = factors[0]
+        for f in factors[1:]:
+            vals = [x * y for x, y in zip(vals, f, strict=True)]
+        if acc is None:
+            return list(vals) if c == 1 else [c * v for v in vals]
+        if c == 1:
+            return [s + v for s, v in zip(acc, vals, strict=True)]
+        return [s + c * v for s, v in zip(acc, vals, strict=True)]
+
+    def floordiv(self, a: FloorDiv, n: Any, d: Any) -> Any:
+        u = self.undefined
+        return [x // y if y else u for x, y in zip(n, d, strict=True)]
+
+    def max0(self, v: Any) -> Any:
+        return [x if x > 0 else 0 for x in v]
+
+
+#: resolves an atom missing from the memo (``None``: :func:`fold_atoms`)
+Resolve = Callable[[Atom], Any]
+
+
+def evaluate_terms(terms: Terms, dom: Domain, memo: dict[Any, Any],
+                   resolve: Resolve | None = None) -> Any:
+    """Value of the polynomial ``terms`` in the domain ``dom``: the one walk.
+
+    ``memo`` holds the values of atoms (filled as they are computed, each
+    shared atom once, innermost first and without recursion, see
+    :func:`fold_atoms`); ``resolve`` computes an atom that is not in it
+    (by default its fold).  A floordiv whose divisor is 0 is undefined: what
+    it becomes is the domain's (see :class:`Domain` and its subclasses)."""
+    t = type(dom)
+    if t is IntDomain:
+        return value_at(terms, dom.env, memo, dom.default, dom.undefined)  # type: ignore[attr-defined]
+    acc: Any = None
+    if t is VectorDomain:
+        vec: VectorDomain = dom  # type: ignore[assignment]
+        for m, c in terms.items():
+            factors: list[Any] = []
+            for a, k in m:
+                if a in memo:
+                    v = memo[a]
+                elif resolve is None:
+                    v = fold_atoms(a, memo, partial(compute_atom, dom, memo))
+                else:
+                    v = resolve(a)
+                factors.append(v if k == 1 else vec.power(v, k))
+            acc = vec.add_term(acc, c, factors)
+        return vec.const(0) if acc is None else acc
+    # Python's operators (ints, numpy arrays)
+    for m, c in terms.items():
+        p: Any = c
         for a, k in m:
-            av = memo[a] if a in memo else fold_atoms(a, memo, partial(_atom_value, env, memo))
-            v = v * (av if k == 1 else av ** k)
-        total = total + v
-    return total
+            if a in memo:
+                v = memo[a]
+            elif resolve is None:
+                v = fold_atoms(a, memo, partial(compute_atom, dom, memo))
+            else:
+                v = resolve(a)
+            p = p * (v if k == 1 else v ** k)
+        acc = p if acc is None else acc + p
+    return 0 if acc is None else acc
 
 
-def value_at(e: DimExpr | int, env: Mapping[str, int], memo: dict[Any, int | None]
-             ) -> int | None:
-    """Value of ``e`` where each variable has its value in ``env`` (1 when
-    missing), None where a divisor is 0 there: the valuations a scope tries
-    (all ones, repaired ones) need not give a value to every atom.
-    ``memo`` caches the values of atoms at ``env``."""
+def atom_value(dom: Domain, memo: dict[Any, Any], a: Atom) -> Any:
+    """Value of the atom ``a`` in ``dom``, with the atoms below it (memoized
+    in ``memo``)."""
+    if type(dom) is IntDomain:
+        if type(a) is Var:
+            return dom.var(a)
+        if a in memo:
+            return memo[a]
+        return fold_atoms(a, memo, partial(_int_atom, dom.env, memo, dom.default,
+                                           dom.undefined), compound_children)
+    return fold_atoms(a, memo, partial(compute_atom, dom, memo))
+
+
+def compute_atom(dom: Domain, memo: dict[Any, Any], a: Atom) -> Any:
+    """The meaning of each atom kind, with the atoms of its operands in
+    ``memo``: a variable's value, the floor of a quotient (undefined where
+    the divisor is 0, see :meth:`Domain.floordiv`), ``max(v, 0)``."""
+    t = type(a)
+    if t is Var:
+        return dom.var(a)  # type: ignore[arg-type]
+    if type(dom) is IntDomain:
+        return _int_atom(dom.env, memo, dom.default, dom.undefined, a)
+    if t is FloorDiv:
+        num, den = a.num, a.den  # type: ignore[attr-defined]
+        return dom.floordiv(
+            a,  # type: ignore[arg-type]
+            dom.const(num) if isinstance(num, int) else evaluate_terms(num.terms, dom, memo),
+            dom.const(den) if isinstance(den, int) else evaluate_terms(den.terms, dom, memo))
+    assert t is Max0
+    arg = a.arg  # type: ignore[attr-defined]
+    return dom.max0(dom.const(arg) if isinstance(arg, int)
+                    else evaluate_terms(arg.terms, dom, memo))
+
+
+def value_at(e: DimExpr | Terms | int, env: Mapping[str, Any], memo: dict[Any, Any],
+             default: int = 1, undefined: int | None = None) -> int | None:
+    """Value of ``e`` (an expression or its terms) where each variable has its
+    value in ``env`` (``default`` when missing): :func:`evaluate_terms` in
+    the scalar-int domain (``IntDomain(env, default, undefined)``), the hot
+    path, with the arithmetic written out.
+
+    An undefined atom (a zero divisor) is worth ``undefined``; with the
+    default None the value is None: the valuations a scope tries (all ones,
+    repaired ones) need not give a value to every atom.  ``memo`` caches
+    the values of atoms at ``env``.  Variables are read from ``env``, not
+    the memo, and an atom over variables alone is computed without a fold."""
     if isinstance(e, int):
         return e
     total = 0
-    for m, c in e.terms.items():
+    for m, c in (e if type(e) is dict else e.terms).items():  # type: ignore[union-attr]
         p = c
         for a, k in m:
             if type(a) is Var:
-                x = env.get(a.name, 1)
+                x = env.get(a.name, default)
                 if x != 1:
                     p *= x if k == 1 else x ** k
                 continue
@@ -123,14 +314,30 @@ def value_at(e: DimExpr | int, env: Mapping[str, int], memo: dict[Any, int | Non
                 v = memo[a]
             elif _over_variables(a):
                 # (the common atom, ``floordiv(s, 128)``: no walk below it)
-                v = memo[a] = _atom_at(env, memo, a)
+                v = memo[a] = _int_atom(env, memo, default, undefined, a)
             else:
-                v = fold_atoms(a, memo, partial(_atom_at, env, memo), compound_children)
+                v = fold_atoms(a, memo, partial(_int_atom, env, memo, default, undefined),
+                               compound_children)
             if v is None:
                 return None
             p *= v if k == 1 else v ** k
         total += p
     return total
+
+
+def _int_atom(env: Mapping[str, Any], memo: dict[Any, Any], default: int,
+              undefined: int | None, a: Atom) -> Any:
+    """:func:`compute_atom` in the scalar-int domain (the hot path):
+    :class:`IntDomain`'s ``operand``, ``floordiv`` and ``max0`` written out."""
+    t = type(a)
+    if t is Var:
+        return env.get(a.name, default)  # type: ignore[attr-defined]
+    if t is FloorDiv:
+        n = value_at(a.num, env, memo, default, undefined)  # type: ignore[attr-defined]
+        d = value_at(a.den, env, memo, default, undefined)  # type: ignore[attr-defined]
+        return undefined if n is None or d is None or d == 0 else n // d
+    v = value_at(a.arg, env, memo, default, undefined)  # type: ignore[attr-defined]
+    return None if v is None else (v if v > 0 else 0)
 
 
 def _over_variables(a: Atom) -> bool:
@@ -150,37 +357,24 @@ def _of_variables_only(o: DimExpr | int) -> bool:
     return True
 
 
-def _atom_at(env: Mapping[str, int], memo: dict[Any, int | None], a: Atom) -> int | None:
-    """Value of a floordiv or max atom at ``env`` (see :func:`value_at`); the
-    atoms of its operands are in ``memo``."""
-    if type(a) is FloorDiv:
-        num = value_at(a.num, env, memo)
-        den = value_at(a.den, env, memo)
-        if num is None or den is None or den == 0:
-            return None
-        return num // den
-    v = value_at(a.arg, env, memo)  # type: ignore[attr-defined]
-    return None if v is None else max(v, 0)
+def evaluate_expr(e: DimExpr | int, env: Mapping[str, Any], memo: dict[Atom, Any] | None = None
+                  ) -> Any:
+    """Value of ``e`` under ``env`` (ints, or numpy integer arrays: anything
+    with Python's operators); ``memo`` holds the values of atoms.  Raises
+    ``ZeroDivisionError`` naming the atom where a divisor is 0 (for arrays:
+    at any of the values)."""
+    if isinstance(e, int):
+        return e
+    return evaluate_terms(e.terms, Domain(env), {} if memo is None else memo)
 
 
 def evaluate_atom(a: Atom, env: Mapping[str, Any]) -> Any:
     """Value of the atom ``a`` under ``env`` (each nested atom evaluated once)."""
-    memo: dict[Atom, Any] = {}
-    return fold_atoms(a, memo, partial(_atom_value, env, memo))
-
-
-def _atom_value(env: Mapping[str, Any], memo: dict[Atom, Any], a: Atom) -> Any:
-    """Value of one atom; the atoms of its operands are in ``memo``."""
-    t = type(a)
-    if t is Var:
-        return a.evaluate(env)
-    if t is FloorDiv:
-        return evaluate_expr(a.num, env, memo) // evaluate_expr(a.den, env, memo)  # type: ignore[attr-defined]
-    v = evaluate_expr(a.arg, env, memo)  # type: ignore[attr-defined]
-    return np.maximum(v, 0) if isinstance(v, np.ndarray) else max(v, 0)
+    return atom_value(Domain(env), {}, a)
 
 
 set_atom_evaluator(evaluate_atom)
 
-__all__ = ["Terms", "add", "add_into", "evaluate_atom", "evaluate_expr", "mul", "scale",
+__all__ = ["Domain", "IntDomain", "Terms", "VectorDomain", "add", "add_into", "atom_value",
+           "compute_atom", "evaluate_atom", "evaluate_expr", "evaluate_terms", "mul", "scale",
            "value_at"]

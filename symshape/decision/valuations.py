@@ -3,22 +3,30 @@ or a :class:`Pool` of valid points evaluated all at once.
 
 A variable a point does not fix gets :func:`free_value`, by its colour in the
 question (its place, see :func:`symshape.decision.canon.variable_colors`),
-never by its name.  Evaluation here works on the decision procedure's
-polynomials (``symshape.decision.poly``); a zero divisor gives 0 (it only
-occurs at points that violate the divisor's domain condition, which are then
-rejected), unlike the algebra's evaluator (``symshape.algebra.poly``).
+never by its name.  Evaluation is the algebra's one evaluator
+(:func:`symshape.algebra.poly.evaluate_terms`: a point in its scalar-int
+domain, a pool in its domain of lists over the points); where it finds a
+divisor 0 (undefined), a point and a pool use 0, since such points violate
+the divisor's domain condition and are rejected.
 """
 
 from __future__ import annotations
 
 import zlib
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
-from symshape.algebra.atoms import Atom, FloorDiv, Max0, Var, atom_children, fold_atoms
-from symshape.algebra.dimexpr import DimExpr
+from symshape.algebra.atoms import Atom, Var, atom_children, fold_atoms
+from symshape.algebra.poly import (
+    IntDomain,
+    VectorDomain,
+    atom_value,
+    compute_atom,
+    evaluate_terms,
+    value_at,
+)
 from symshape.decision import canon
-from symshape.decision import poly as P
 from symshape.decision.poly import Poly
 
 #: points of the pool of a scope without constraints
@@ -55,72 +63,47 @@ class Point:
     ``max``/``floordiv`` cannot hit the recursion limit.
     """
 
-    __slots__ = ("env", "seed", "memo", "_sub")
+    __slots__ = ("env", "seed", "memo", "_dom")
 
     def __init__(self, env: dict[str, int], seed: int, sub: Any) -> None:
         self.env = env
         self.seed = seed
         self.memo: dict[Atom, int] | None = {} if sub is not None else None
-        self._sub = sub if sub is not None else atom_children  # atom -> direct sub-atoms
+        # (``sub``, the atoms below an atom, only says whether to keep a memo:
+        # the scalar walk reads variables itself)
+        # A zero divisor gives 0: see _UNDEFINED.
+        self._dom = IntDomain(env, free_value(seed, 0), _UNDEFINED)
 
     def var(self, name: str) -> int:
         """Value of a variable."""
         v = self.env.get(name)
         if v is None:
-            v = free_value(self.seed, 0)
+            v = self._dom.default
         return v
 
     def atom(self, a: Atom, memo: dict[Atom, int] | None = None) -> int:
         """Value of an atom."""
         if memo is None:
             memo = self.memo if self.memo is not None else {}
-        v = memo.get(a)
-        if v is not None:
-            return v
-        m = memo
-
-        def compute(x: Atom) -> int:
-            if type(x) is Var:
-                return self.var(x.name)
-            if type(x) is FloorDiv:
-                return _floordiv_or_0(self._val(x.num, m), self._val(x.den, m))
-            assert type(x) is Max0
-            return max(self._val(x.arg, m), 0)
-        return fold_atoms(a, memo, compute, self._sub)
-
-    def _val(self, e: DimExpr | int, memo: dict[Atom, int]) -> int:
-        if isinstance(e, int):
-            return e
-        return self.poly(e.terms, memo)
+        return atom_value(self._dom, memo, a)
 
     def poly(self, p: Poly, memo: dict[Atom, int] | None = None) -> int:
         """Value of a polynomial."""
         if memo is None:
             memo = self.memo if self.memo is not None else {}
-        total = 0
-        for m, c in p.items():
-            v = c
-            for a, k in m:
-                x = memo.get(a)
-                if x is None:
-                    if type(a) is Var:  # (what atom() computes, without its walk)
-                        x = memo[a] = self.var(a.name)
-                    else:
-                        x = self.atom(a, memo)
-                v *= x if k == 1 else x ** k
-            total += v
-        return total
+        return value_at(p, self.env, memo, self._dom.default, _UNDEFINED)  # type: ignore[return-value]
 
     def report(self, names: Sequence[str]) -> dict[str, int]:
         """The valuation of ``names``."""
         return {n: self.var(n) for n in names}
 
 
-def _floordiv_or_0(n: int, d: int) -> int:
-    # A zero divisor only occurs at points that violate the divisor's domain
-    # condition (sample points, or points about to be rejected as invalid):
-    # any value will do there.
-    return n // d if d else 0
+#: What a floordiv atom whose divisor is 0 is worth at a point (the one
+#: evaluator, :mod:`symshape.algebra.poly`, leaves it to its caller): a zero
+#: divisor only occurs at points that violate the divisor's domain condition
+#: (sample points, or points about to be rejected as invalid), where any
+#: value will do.  A pool gives the same value at each such point.
+_UNDEFINED = 0
 
 
 # The pool of a scope without constraints: shared, immutable points.
@@ -137,7 +120,7 @@ class Pool:
     depend on the variables' names.
     """
 
-    __slots__ = ("points", "memo", "_sub", "colors", "_known", "_sigs", "_sigs_of")
+    __slots__ = ("points", "memo", "_sub", "colors", "_known", "_sigs", "_sigs_of", "_dom")
 
     def __init__(self, points: Sequence[Point], sub: Any,
                  colors: dict[str, int] | None = None,
@@ -152,6 +135,10 @@ class Pool:
         self._known = known
         self._sigs: dict[Atom, int] = {}
         self._sigs_of: object = None  # the generation of ``known`` the numbers are of
+        # (the variables' values by a function of the points and colours,
+        # not a method: the pool would be in a reference cycle)
+        self._dom = VectorDomain(len(self.points), partial(_var_values, self.points, self.colors),
+                                 _UNDEFINED)
 
     def for_question(self, polys: Sequence[Poly], constraint_atoms: bool = False) -> Pool:
         """The same points, for a question about ``polys`` under the scope's
@@ -180,7 +167,7 @@ class Pool:
         for name, color in self.colors.items():
             if name not in env:
                 env[name] = free_value(pt.seed, color)
-        return Point(env, pt.seed, pt._sub if pt.memo is not None else None)
+        return Point(env, pt.seed, atom_children if pt.memo is not None else None)
 
     def __len__(self) -> int:
         return len(self.points)
@@ -239,42 +226,17 @@ class Pool:
         return v
 
     def _compute(self, x: Atom) -> list[int]:
-        if type(x) is Var:
-            name = x.name
-            color = self.colors.get(name, 0)
-            return [pt.env[name] if name in pt.env else free_value(pt.seed, color)
-                    for pt in self.points]
-        if type(x) is FloorDiv:
-            return [_floordiv_or_0(n, d)
-                    for n, d in zip(self._val(x.num), self._val(x.den), strict=True)]
-        assert type(x) is Max0
-        return [v if v > 0 else 0 for v in self._val(x.arg)]
-
-    def _val(self, e: DimExpr | int) -> list[int]:
-        if isinstance(e, int):
-            return [e] * len(self.points)
-        return self.values(e.terms)
+        return compute_atom(self._dom, self.memo, x)
 
     def values(self, p: Poly) -> list[int]:
         """Values of a polynomial at every point."""
-        acc = [p.get(P.ONE, 0)] * len(self.points)
-        for m, c in p.items():
-            if not m:
-                continue
-            vals: list[int] | None = None
-            for a, k in m:
-                av = self.memo.get(a)
-                if av is None:
-                    av = self.atom(a)
-                if k != 1:
-                    av = [x ** k for x in av]
-                vals = av if vals is None else [x * y for x, y in zip(vals, av, strict=True)]
-            assert vals is not None
-            if c == 1:
-                acc = [s + v for s, v in zip(acc, vals, strict=True)]
-            else:
-                acc = [s + c * v for s, v in zip(acc, vals, strict=True)]
-        return acc
+        return evaluate_terms(p, self._dom, self.memo, self.atom)
+
+
+def _var_values(points: Sequence[Point], colors: dict[str, int], name: str) -> list[int]:
+    """Values of a variable at the points of a pool with these colours."""
+    color = colors.get(name, 0)
+    return [pt.env[name] if name in pt.env else free_value(pt.seed, color) for pt in points]
 
 
 #: atoms whose values a base pool keeps for later questions (then it starts over)

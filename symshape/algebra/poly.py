@@ -361,8 +361,9 @@ def evaluate_expr(e: DimExpr | int, env: Mapping[str, Any], memo: dict[Atom, Any
                   ) -> Any:
     """Value of ``e`` under ``env`` (ints, or numpy integer arrays: anything
     with Python's operators); ``memo`` holds the values of atoms.  Raises
-    ``ZeroDivisionError`` naming the atom where a divisor is 0 (for arrays:
-    at any of the values)."""
+    ``ZeroDivisionError`` naming the atom where an int divisor is 0; numpy
+    arrays (grids of valuations, which their callers mask) get numpy's 0
+    there."""
     if isinstance(e, int):
         return e
     return evaluate_terms(e.terms, Domain(env), {} if memo is None else memo)

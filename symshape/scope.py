@@ -294,10 +294,14 @@ class SymbolicScope(IntervalBounds):
             return False
         if self._interval_is_exact(e):
             return None
+        assert isinstance(e, DimExpr)  # ints are decided by their interval
+        if self._initialized and self._witnessed(e, 3) == 3:
+            # Both signs at valid valuations: the decider proves neither
+            # side (and explains the inconclusive answer when asked).
+            return None
         d = self.decider()
         if d is None:
             return None
-        assert isinstance(e, DimExpr)  # ints are decided by their interval
         if self._informed_lo(e, d) >= 0:
             return True
         return d.decide_ge0(e)

@@ -1,8 +1,9 @@
 """Valid valuations that show the signs an expression takes, before any decision.
 
 ``max``/``min`` ask their scope for the order of two operands while an
-expression is built, and ``floordiv`` asks for signs (``SymbolicScope.order``
-and ``sign``).  Most of those questions have the answer "neither": the
+expression is built, ``floordiv`` asks for signs (``SymbolicScope.order``
+and ``sign``), and the comparison operators whether ``e >= 0``
+(``known_ge0``).  Most of those questions have the answer "neither": the
 difference takes both signs.  A valid valuation where ``e < 0`` shows that
 ``e >= 0`` cannot be proved, so the decision procedure (sound: it never
 proves what fails at a valid valuation) would answer the same; finding two
@@ -10,14 +11,17 @@ such valuations here settles the question without building the decider's
 pool or running its tactics.
 
 The valuations tried are the same for every expression and every naming of
-the variables: all variables 1, all variables ``u`` for a few ``u``, and all
-ones with one variable of the question raised (the set of those is the same
-whatever the names).  A valuation counts only where every fact of the scope
-holds and every divisor, at any depth, is >= 1: inside the domain of every
-question (the decider's hypotheses ``den >= 1`` included), so what is seen
-here is what the decider would see there.  Values too large to be cheap
-count as unknown.  Which valuations are tried changes how often the decider
-is skipped, never an answer.
+the variables: every variable at one value (1, 2, 1000, 2^40); a base where
+each variable of the facts is at its propagated lower bound, rounded up to
+its divisors; that base with one variable of the question raised (by one
+step, and to its upper bound or far); every variable at 2^40 but one at its
+base value.  The set of those is the same whatever the names, and the answer
+is whether some of them show a sign.  A valuation counts only where every
+fact of the scope holds and every divisor, at any depth, is >= 1: inside the
+domain of every question (the decider's hypotheses ``den >= 1`` included),
+so what is seen here is what the decider would see there.  Values too large
+to be cheap count as unknown.  Which valuations are tried changes how often
+the decider is skipped, never an answer.
 """
 
 from __future__ import annotations
@@ -40,6 +44,9 @@ UNIFORM = (1, 2, 1000, 1 << 40)
 #: steps a variable without an upper bound is raised by, at the far end
 #: (beyond the constants questions usually have: ``3347 - w`` < 0 there)
 FAR = 1 << 40
+
+#: variables of a question moved one at a time (the valuations stay few)
+MAX_MOVED = 8
 
 # A valuation: ("u", "", u) every variable u; ("b", "", 0) the base (see
 # SignWitnesses); ("r", x, v) the base with x = v; ("l", x, v) every variable
@@ -164,7 +171,9 @@ class SignWitnesses:
         base = self._base_env()
         if any(v != 1 for v in base.values()):
             yield ("b", "", 0)
-        names = sorted(self._names(e))
+        # (a few variables: a question over hundreds would cost hundreds of
+        # valuations; which few only decides how often the decider is skipped)
+        names = sorted(self._names(e))[:MAX_MOVED]
         for x in names:
             at = base.get(x, 1)
             step = self._steps.get(x, 1)
@@ -190,14 +199,21 @@ class SignWitnesses:
         return out
 
     def _atom_names(self, a: Any) -> frozenset[str]:
-        got = self._names_of.get(a)
-        if got is None:
-            names: set[str] = set()
-            for o in a.operands:
-                if isinstance(o, DimExpr):
-                    names |= self._names(o)
-            got = self._names_of[a] = frozenset(names)
-        return got
+        # (iterative, innermost atoms first: a nest may be thousands deep)
+        return fold_atoms(a, self._names_of, self._own_names, compound_children)
+
+    def _own_names(self, a: Any) -> frozenset[str]:
+        """The variables of atom ``a`` (those of the atoms below it are known)."""
+        names: set[str] = set()
+        for o in a.operands:
+            if isinstance(o, DimExpr):
+                for m in o.terms:
+                    for b, _ in m:
+                        if type(b) is Var:
+                            names.add(b.name)
+                        else:
+                            names |= self._names_of[b]
+        return frozenset(names)
 
     def _base_env(self) -> dict[str, int]:
         """Every variable of the facts at its propagated lower bound, rounded
@@ -253,4 +269,4 @@ def _divisor_steps(atoms: list[Any], names: set[str]) -> dict[str, int]:
     return steps
 
 
-__all__ = ["FAR", "MAX_BITS", "UNIFORM", "SignWitnesses", "strict_value"]
+__all__ = ["FAR", "MAX_BITS", "MAX_MOVED", "UNIFORM", "SignWitnesses", "strict_value"]

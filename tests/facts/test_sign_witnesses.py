@@ -150,3 +150,12 @@ def test_the_sweep_reports_checks_it_cannot_fix() -> None:
     assert swept({"a": 1, "b": 1}, [(a - b - 3, 1), (b - 2, 1)], value, rates)
     # nothing to raise
     assert not swept({"a": 1}, [(-a, 1)], value, rates)
+
+
+def test_a_deep_nest_is_walked_without_recursion() -> None:
+    text = "a"
+    for k in range(450):
+        text = f"max(min({text}, b + {k}), c)" if k % 2 else f"min(max({text}, c + {k}), b)"
+    (e,) = symshape.symbolic_shape(text)
+    scope = e.scope
+    assert scope._witnessed(e + 1, 1) == 1  # (every operand is >= 1)

@@ -54,18 +54,20 @@ def _forms(seed: int, n: int) -> list[str]:
 
 
 def test_witnesses_change_no_canonical_form(monkeypatch: pytest.MonkeyPatch) -> None:
-    signs = witness.SignWitnesses.signs
+    # (patched on the scope, an ordinary class in both builds: the compiled
+    # witness class takes no patch)
+    witnessed = symshape.SymbolicScope._witnessed
     settled: list[int] = []
 
-    def counted(self: witness.SignWitnesses, e: Any, want: int) -> int:
-        got = signs(self, e, want)
+    def counted(self: symshape.SymbolicScope, e: Any, want: int) -> int:
+        got = witnessed(self, e, want)
         if got & want == want:
             settled.append(want)
         return got
-    monkeypatch.setattr(witness.SignWitnesses, "signs", counted)
+    monkeypatch.setattr(symshape.SymbolicScope, "_witnessed", counted)
     with_witnesses = _forms(7, 150)
     assert len(settled) > 20  # (the witnesses answered questions here)
-    monkeypatch.setattr(witness.SignWitnesses, "signs", lambda self, e, want: 0)
+    monkeypatch.setattr(symshape.SymbolicScope, "_witnessed", lambda self, e, want: 0)
     assert _forms(7, 150) == with_witnesses
 
 

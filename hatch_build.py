@@ -42,7 +42,8 @@ COMPILED = ("symshape/util.py", "symshape/_fastparse.py", "symshape/parsing.py",
             "symshape/algebra/factor.py", "symshape/algebra/floordiv.py",
             "symshape/algebra/maxmin.py",
             "symshape/algebra/substitute.py", "symshape/build.py", "symshape/repair.py",
-            "symshape/rules.py", "symshape/intervals.py", "symshape/scope.py")
+            "symshape/rules.py", "symshape/intervals.py", "symshape/witness.py",
+            "symshape/scope.py")
 #: written next to the compiled modules: the source digest each was built from
 STAMP = "symshape/_compiled.json"
 PURE_ENV = "SYMSHAPE_PURE_PYTHON"

@@ -92,7 +92,7 @@ def shown_to_hold(checks: Sequence[Check]) -> bool:
     left, so the checks peeled last are fixed first (``a >= b + 8`` goes,
     then ``b >= 16``).  What is left must hold where every variable is the
     lcm of its constant divisors (``s = 128`` for ``mod(s, 128) == 0``), or
-    at what :func:`repaired` makes of that; its variables are no peeled
+    at what :func:`swept` makes of that; its variables are no peeled
     check's own, so raising those afterwards keeps it.  A check under a
     symbolic divisor is never peeled (the divisor could be 0 where the
     others fix it): it is evaluated exactly.  Linear in the size of the
@@ -203,7 +203,56 @@ def shown_to_hold(checks: Sequence[Check]) -> bool:
             signed.append((f, 1))
             if kind == 0:
                 signed.append((f, -1))
-    return repaired(env, signed, _ValueAt(), _signed_rates, str, step) is not None
+    return swept(env, signed, _ValueAt(), _signed_rates, step)
+
+
+def swept(env: dict[str, int], checks: Sequence[tuple[DimExpr | int, int]],
+          value: Callable[[dict[str, int], tuple[DimExpr | int, int]], int | None],
+          linear: Callable[[tuple[DimExpr | int, int]], Mapping[str, int | Fraction]],
+          step: int = 1) -> bool:
+    """Whether raising variables makes every check hold, from ``env``: the
+    raise of :func:`repaired` (the first variable, by name, with a positive
+    rate, by just enough, in multiples of ``step``), but the checks are
+    swept in turn, forward then backward, each failing one fixed where it is
+    met, until a sweep finds none failing.
+
+    :func:`repaired` goes back to the first check after every raise: a chain
+    ``x0 >= x1 + 8, x1 >= x2 + 2, ..., x11 >= 16`` then needs a raise per
+    link and round, quadratic in its length, and runs out of rounds on the
+    chains that real constraint lists have.  Sweeping both ways settles a
+    chain in one sweep in the direction it is written against, and the
+    next sweep confirms it.  Bounded like :func:`repaired`: at most twice
+    the checks plus 4 sweeps, :data:`MAX_EVALUATIONS` evaluations and
+    :data:`MAX_VALUE_BITS` bits per value."""
+    env = dict(env)
+    n = len(checks)
+    spent = 0
+    forward = list(range(n))
+    backward = forward[::-1]
+    for sweep in range(2 * n + 4):
+        fixed = False
+        for i in (forward if sweep % 2 == 0 else backward):
+            spent += 1
+            if spent > MAX_EVALUATIONS:
+                return False
+            check = checks[i]
+            v = value(env, check)
+            if v is None:
+                return False
+            if v >= 0:
+                continue
+            ups = [(x, c) for x, c in linear(check).items() if c > 0 and x in env]
+            if not ups:
+                return False
+            x, c = min(ups)
+            grow = -(v // c)  # ceil(-v / c)
+            env[x] += -(-grow // step) * step
+            if env[x].bit_length() > MAX_VALUE_BITS:
+                return False
+            fixed = True
+        if not fixed:
+            return True
+    return False
 
 
 class _ValueAt:
@@ -364,4 +413,4 @@ def repaired(env: dict[str, int], checks: Sequence[C],
 
 
 __all__ = ["MAX_EVALUATIONS", "MAX_VALUE_BITS", "by_order", "fact_variables", "growth_rates",
-           "linear_vars", "repaired", "repaired_facts", "shown_to_hold", "Check"]
+           "linear_vars", "repaired", "repaired_facts", "shown_to_hold", "swept", "Check"]

@@ -45,6 +45,7 @@ from symshape.intervals import Bound, BoundStep, IntervalBounds
 from symshape.repair import Check, fact_variables, repaired_facts, shown_to_hold
 from symshape.rules import Constraint
 from symshape.util import RecentTable
+from symshape.witness import SignWitnesses
 
 if TYPE_CHECKING:
     from symshape.decision.engine import Decider
@@ -137,6 +138,7 @@ class SymbolicScope(IntervalBounds):
         # Values at the valuation where every variable is 1 (see _at_ones).
         self._ones_memo: dict[Any, int | None] = {}
         self._ones_valid: bool | None = None  # computed on first use
+        self._witnesses: SignWitnesses | None = None  # made on first use (see _witnessed)
         # (op, x, other) -> decided bool, or the inconclusive message (made when read)
         self._cmp_cache: dict[tuple[str, DimExpr, Any], bool | LazyText] = {}
         self._initialized = False
@@ -222,6 +224,8 @@ class SymbolicScope(IntervalBounds):
             self._interval_cache.clear()
             self.division_memo.clear()
             self._ones_memo.clear()
+            if self._witnesses is not None:
+                self._witnesses.clear()
             self._cmp_cache.clear()
             if self._decider_obj is not None:
                 self._decider_obj.clear_answers()
@@ -290,10 +294,14 @@ class SymbolicScope(IntervalBounds):
             return False
         if self._interval_is_exact(e):
             return None
+        assert isinstance(e, DimExpr)  # ints are decided by their interval
+        if self._initialized and self._witnessed(e, 3) == 3:
+            # Both signs at valid valuations: the decider proves neither
+            # side (and explains the inconclusive answer when asked).
+            return None
         d = self.decider()
         if d is None:
             return None
-        assert isinstance(e, DimExpr)  # ints are decided by their interval
         if self._informed_lo(e, d) >= 0:
             return True
         return d.decide_ge0(e)
@@ -343,6 +351,9 @@ class SymbolicScope(IntervalBounds):
             # While constraints load, max/min stay unsimplified unless the
             # intervals decide (sound: simplification is optional there).
             return 0
+        assert isinstance(e, DimExpr)  # ints are decided by their interval
+        if self._witnessed(e, 3) == 3:
+            return 0  # both signs at valid valuations: the decider proves neither
         d = self.decider()
         if d is None:
             return 0
@@ -370,11 +381,24 @@ class SymbolicScope(IntervalBounds):
         v = self._at_ones(e)
         if v is not None and v < 0:
             return False  # fails at a valid valuation
+        assert isinstance(e, DimExpr)  # ints are decided by their interval
+        if self._witnessed(e, 2) & 2:
+            return False  # fails at another valid valuation
         d = self.decider()
         if d is None:
             return False
         assert isinstance(e, DimExpr)  # ints are decided by their interval
         return self._informed_lo(e, d) >= 0 or d.decide_ge0(e) is True
+
+    def _witnessed(self, e: DimExpr, want: int) -> int:
+        """The signs of ``e`` that valid valuations show (bit 1: > 0, bit 2:
+        < 0; see :mod:`symshape.witness`), looked for until ``want`` is
+        shown.  Only a function of ``e`` and the fixed facts: asked after the
+        constraints are loaded."""
+        w = self._witnesses
+        if w is None:
+            w = self._witnesses = SignWitnesses([f for f, _ in self.facts()], self)
+        return w.signs(e, want)
 
     def _at_ones(self, e: DimExpr | int) -> int | None:
         """Value of ``e`` where every variable is 1, if that valuation satisfies

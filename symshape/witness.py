@@ -1,0 +1,272 @@
+"""Valid valuations that show the signs an expression takes, before any decision.
+
+``max``/``min`` ask their scope for the order of two operands while an
+expression is built, ``floordiv`` asks for signs (``SymbolicScope.order``
+and ``sign``), and the comparison operators whether ``e >= 0``
+(``known_ge0``).  Most of those questions have the answer "neither": the
+difference takes both signs.  A valid valuation where ``e < 0`` shows that
+``e >= 0`` cannot be proved, so the decision procedure (sound: it never
+proves what fails at a valid valuation) would answer the same; finding two
+such valuations here settles the question without building the decider's
+pool or running its tactics.
+
+The valuations tried are the same for every expression and every naming of
+the variables: every variable at one value (1, 2, 1000, 2^40); a base where
+each variable of the facts is at its propagated lower bound, rounded up to
+its divisors; that base with one variable of the question raised (by one
+step, and to its upper bound or far); every variable at 2^40 but one at its
+base value.  The set of those is the same whatever the names, and the answer
+is whether some of them show a sign.  A valuation counts only where every
+fact of the scope holds and every divisor, at any depth, is >= 1: inside the
+domain of every question (the decider's hypotheses ``den >= 1`` included),
+so what is seen here is what the decider would see there.  Values too large
+to be cheap count as unknown.  Which valuations are tried changes how often
+the decider is skipped, never an answer.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from functools import partial
+from typing import Any
+
+from symshape.algebra.atoms import FloorDiv, Var, compound_children, fold_atoms
+from symshape.algebra.dimexpr import DimExpr
+
+#: bits a value may have here: beyond that the valuation is "unknown" (a
+#: witness must stay cheap; ``a^100000`` at 1000 is not)
+MAX_BITS = 4096
+
+#: the uniform valuations tried (every variable the same value)
+UNIFORM = (1, 2, 1000, 1 << 40)
+
+#: steps a variable without an upper bound is raised by, at the far end
+#: (beyond the constants questions usually have: ``3347 - w`` < 0 there)
+FAR = 1 << 40
+
+#: variables of a question moved one at a time (the valuations stay few)
+MAX_MOVED = 8
+
+# A valuation: ("u", "", u) every variable u; ("b", "", 0) the base (see
+# SignWitnesses); ("r", x, v) the base with x = v; ("l", x, v) every variable
+# the largest uniform value but x = v.
+Key = tuple[str, str, int]
+
+
+def strict_value(e: DimExpr | int, env: dict[str, int], default: int,
+                 memo: dict[Any, int | None]) -> int | None:
+    """Value of ``e`` where each variable has its value in ``env`` (else
+    ``default``); None where a divisor at any depth is < 1 or a value passes
+    :data:`MAX_BITS`.  ``memo`` caches the values of atoms at that valuation."""
+    if isinstance(e, int):
+        return e
+    total = 0
+    for m, c in e.terms.items():
+        p = c
+        for a, k in m:
+            if type(a) is Var:
+                x: int | None = env.get(a.name, default)
+            elif a in memo:
+                x = memo[a]
+            else:
+                x = fold_atoms(a, memo, partial(_atom_value, env, default, memo),
+                               compound_children)
+            if x is None:
+                return None
+            if k != 1:
+                if x.bit_length() * k > MAX_BITS:
+                    return None
+                x = x ** k
+            p *= x
+        if p.bit_length() > MAX_BITS:
+            return None
+        total += p
+    return total
+
+
+def _atom_value(env: dict[str, int], default: int, memo: dict[Any, int | None],
+                a: Any) -> int | None:
+    """Value of a floordiv or max atom (its operands' atoms are in ``memo``)."""
+    if type(a) is FloorDiv:
+        den = strict_value(a.den, env, default, memo)
+        if den is None or den < 1:
+            return None
+        num = strict_value(a.num, env, default, memo)
+        return None if num is None else num // den
+    v = strict_value(a.arg, env, default, memo)
+    return None if v is None else max(v, 0)
+
+
+class SignWitnesses:
+    """The valid valuations of one scope tried by :meth:`signs` (each checked
+    against the scope's facts once, on first use), and the values of atoms
+    at each.
+
+    ``bounds`` gives the lower and upper bounds that interval propagation
+    gives a variable (``var_lower_bound``, ``var_upper_bound``: the scope,
+    whose questions read its intervals first, so they cost nothing new
+    here).  Besides the uniform valuations, the valuations tried start from
+    a base: every variable of the facts at its lower bound, rounded up to a
+    multiple of the constant divisors it is under (``a >= b + 8``, ``mod(s,
+    128) == 0``: a = 9, b = 1, s = 128), which often satisfies the facts
+    where all ones does not; then each variable of the question raised
+    alone, by one step and to its upper bound (or by a thousand steps)."""
+
+    __slots__ = ("_facts", "_bounds", "_valid", "_memos", "_base", "_steps", "_names_of")
+
+    def __init__(self, facts: Sequence[DimExpr | int], bounds: Any) -> None:
+        self._facts = facts
+        self._bounds = bounds
+        self._valid: dict[Key, bool] = {}
+        self._memos: dict[Key, dict[Any, int | None]] = {}
+        self._base: dict[str, int] | None = None
+        self._steps: dict[str, int] = {}
+        self._names_of: dict[Any, frozenset[str]] = {}
+
+    def _env(self, key: Key) -> tuple[dict[str, int], int]:
+        """The valuation of ``key``: values, and the value of other variables."""
+        kind, x, v = key
+        if kind == "u":
+            return {}, v
+        if kind == "l":
+            return {x: v}, UNIFORM[-1]
+        env = dict(self._base_env())
+        if kind == "r":
+            env[x] = v
+        return env, 1
+
+    def _value(self, e: DimExpr, key: Key) -> int | None:
+        """``e`` at the valuation ``key`` if that valuation is valid, else None."""
+        memo = self._memos.get(key)
+        if memo is None:
+            memo = self._memos[key] = {}
+        env, default = self._env(key)
+        valid = self._valid.get(key)
+        if valid is None:
+            valid = self._valid[key] = all(
+                (v := strict_value(f, env, default, memo)) is not None and v >= 0
+                for f in self._facts)
+        if not valid:
+            return None
+        return strict_value(e, env, default, memo)
+
+    def signs(self, e: DimExpr, want: int) -> int:
+        """Which signs of ``e`` valid valuations show: bit 1 for a value > 0,
+        bit 2 for a value < 0.  Stops as soon as every bit of ``want`` is
+        shown."""
+        seen = 0
+        for key in self._keys(e):
+            v = self._value(e, key)
+            if v is None or v == 0:
+                continue
+            seen |= 1 if v > 0 else 2
+            if seen & want == want:
+                break
+        return seen
+
+    def _keys(self, e: DimExpr) -> Iterator[Key]:
+        for u in UNIFORM:
+            yield ("u", "", u)
+        base = self._base_env()
+        if any(v != 1 for v in base.values()):
+            yield ("b", "", 0)
+        # (a few variables: a question over hundreds would cost hundreds of
+        # valuations; which few only decides how often the decider is skipped)
+        names = sorted(self._names(e))[:MAX_MOVED]
+        for x in names:
+            at = base.get(x, 1)
+            step = self._steps.get(x, 1)
+            yield ("r", x, at + step)
+            hi = self._bounds.var_upper_bound(x)
+            far = at + FAR * step if hi is None else hi // step * step
+            if far > at + step:
+                yield ("r", x, far)
+        for x in names:
+            # every variable large but x: ``-a + min(b, w)`` is > 0 there
+            yield ("l", x, self._base_env().get(x, 1))
+
+    def _names(self, e: DimExpr) -> set[str]:
+        """The variables of ``e`` at any depth (those of each atom kept: a
+        nest of max/min asks about every level of itself while it is built)."""
+        out: set[str] = set()
+        for m in e.terms:
+            for a, _ in m:
+                if type(a) is Var:
+                    out.add(a.name)
+                else:
+                    out |= self._atom_names(a)
+        return out
+
+    def _atom_names(self, a: Any) -> frozenset[str]:
+        # (iterative, innermost atoms first: a nest may be thousands deep)
+        return fold_atoms(a, self._names_of, self._own_names, compound_children)
+
+    def _own_names(self, a: Any) -> frozenset[str]:
+        """The variables of atom ``a`` (those of the atoms below it are known)."""
+        names: set[str] = set()
+        for o in a.operands:
+            if isinstance(o, DimExpr):
+                for m in o.terms:
+                    for b, _ in m:
+                        if type(b) is Var:
+                            names.add(b.name)
+                        else:
+                            names |= self._names_of[b]
+        return frozenset(names)
+
+    def _base_env(self) -> dict[str, int]:
+        """Every variable of the facts at its propagated lower bound, rounded
+        up to a multiple of the constant divisors it is under."""
+        base = self._base
+        if base is None:
+            names: set[str] = set()
+            atoms: list[Any] = []
+            for f in self._facts:
+                if isinstance(f, DimExpr):
+                    for m in f.terms:
+                        for a, _ in m:
+                            if type(a) is Var:
+                                names.add(a.name)
+                            else:
+                                atoms.append(a)
+            self._steps = _divisor_steps(atoms, names)
+            base = {}
+            for x in sorted(names):
+                k = self._steps.get(x, 1)
+                base[x] = -(-self._bounds.var_lower_bound(x) // k) * k
+            self._base = base
+        return base
+
+    def clear(self) -> None:
+        """Forget the values of atoms (validity stays: the facts are fixed)."""
+        self._memos.clear()
+
+
+def _divisor_steps(atoms: list[Any], names: set[str]) -> dict[str, int]:
+    """Variable -> the lcm of the constant divisors it is under in ``atoms``
+    (at any depth; a variable met is added to ``names``).  Lcms past 2^20
+    are no use as steps and are left out."""
+    steps: dict[str, int] = {}
+    seen: set[Any] = set()
+    while atoms:
+        a = atoms.pop()
+        if a in seen:
+            continue
+        seen.add(a)
+        for o in a.operands:
+            if isinstance(o, DimExpr):
+                for m in o.terms:
+                    for b, _ in m:
+                        if type(b) is Var:
+                            names.add(b.name)
+                            if type(a) is FloorDiv and type(a.den) is int and o is a.num:
+                                k = math.lcm(steps.get(b.name, 1), a.den)
+                                if k < 1 << 20:
+                                    steps[b.name] = k
+                        elif b not in seen:
+                            atoms.append(b)
+    return steps
+
+
+__all__ = ["FAR", "MAX_BITS", "MAX_MOVED", "UNIFORM", "SignWitnesses", "strict_value"]

@@ -28,11 +28,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
-from functools import partial
 from typing import Any
 
 from symshape.algebra.atoms import FloorDiv, Var, compound_children, fold_atoms
 from symshape.algebra.dimexpr import DimExpr
+from symshape.algebra.poly import value_at
 
 #: bits a value may have here: beyond that the valuation is "unknown" (a
 #: witness must stay cheap; ``a^100000`` at 1000 is not)
@@ -55,47 +55,87 @@ Key = tuple[str, str, int]
 
 
 def strict_value(e: DimExpr | int, env: dict[str, int], default: int,
-                 memo: dict[Any, int | None]) -> int | None:
+                 memo: dict[Any, int | None], shapes: AtomShapes | None = None
+                 ) -> int | None:
     """Value of ``e`` where each variable has its value in ``env`` (else
-    ``default``); None where a divisor at any depth is < 1 or a value passes
-    :data:`MAX_BITS`.  ``memo`` caches the values of atoms at that valuation."""
+    ``default``), by the algebra's one evaluator (:func:`value_at`); None
+    where a divisor at any depth is < 1 (outside the domain of every
+    question), or where the value could pass :data:`MAX_BITS` (checked on a
+    bound before any arithmetic).  ``memo`` caches the values of atoms at
+    that valuation, ``shapes`` what the checks read of each atom."""
     if isinstance(e, int):
         return e
-    total = 0
-    for m, c in e.terms.items():
-        p = c
-        for a, k in m:
-            if type(a) is Var:
-                x: int | None = env.get(a.name, default)
-            elif a in memo:
-                x = memo[a]
-            else:
-                x = fold_atoms(a, memo, partial(_atom_value, env, default, memo),
-                               compound_children)
-            if x is None:
-                return None
-            if k != 1:
-                if x.bit_length() * k > MAX_BITS:
-                    return None
-                x = x ** k
-            p *= x
-        if p.bit_length() > MAX_BITS:
+    if shapes is None:
+        shapes = AtomShapes()
+    top = max(max(env.values(), default=default), default)
+    if shapes.bits_bound(e.terms, top.bit_length()) > MAX_BITS:
+        return None
+    for den in shapes.divisors(e):
+        d = value_at(den, env, memo, default)
+        if d is None or d < 1:
             return None
-        total += p
-    return total
+    return value_at(e, env, memo, default)
 
 
-def _atom_value(env: dict[str, int], default: int, memo: dict[Any, int | None],
-                a: Any) -> int | None:
-    """Value of a floordiv or max atom (its operands' atoms are in ``memo``)."""
-    if type(a) is FloorDiv:
-        den = strict_value(a.den, env, default, memo)
-        if den is None or den < 1:
-            return None
-        num = strict_value(a.num, env, default, memo)
-        return None if num is None else num // den
-    v = strict_value(a.arg, env, default, memo)
-    return None if v is None else max(v, 0)
+class AtomShapes:
+    """What :func:`strict_value` reads of an atom besides its value, computed
+    once per atom (for the life of the scope that holds this): a bound on
+    the bits of its value, and the symbolic divisors at and below it."""
+
+    __slots__ = ("growth", "dens")
+
+    def __init__(self) -> None:
+        # (A, B): |value| < 2**(A*b + B) wherever every variable is below 2**b
+        self.growth: dict[Any, tuple[int, int]] = {}
+        self.dens: dict[Any, tuple[DimExpr, ...]] = {}
+
+    def bits_bound(self, terms: Any, b: int) -> int:
+        """A bound on the bits of the value of ``terms`` where every variable
+        is below ``2**b`` (a quotient is no larger than its numerator,
+        ``max(x, 0)`` than ``x``)."""
+        a, c = self._linear_bound(terms)
+        return a * b + c
+
+    def _linear_bound(self, terms: Any) -> tuple[int, int]:
+        a_max = b_max = 0
+        for m, c in terms.items():
+            a_sum, b_sum = 0, abs(c).bit_length()
+            for x, k in m:
+                if type(x) is Var:
+                    a_sum += k
+                else:
+                    g = self.growth.get(x)
+                    if g is None:
+                        g = fold_atoms(x, self.growth, self._own_growth, compound_children)
+                    a_sum += k * g[0]
+                    b_sum += k * g[1]
+            a_max, b_max = max(a_max, a_sum), max(b_max, b_sum)
+        return a_max, b_max + len(terms).bit_length()
+
+    def _own_growth(self, a: Any) -> tuple[int, int]:
+        o = a.num if type(a) is FloorDiv else a.arg
+        if isinstance(o, int):
+            return 0, abs(o).bit_length()
+        return self._linear_bound(o.terms)
+
+    def divisors(self, e: DimExpr) -> tuple[DimExpr, ...]:
+        """The symbolic divisors of the floordiv atoms of ``e``, at any depth."""
+        out: dict[DimExpr, None] = {}
+        for m in e.terms:
+            for x, _ in m:
+                if type(x) is not Var:
+                    below: tuple[DimExpr, ...] = fold_atoms(x, self.dens, self._own_divisors,
+                                                            compound_children)
+                    out.update(dict.fromkeys(below))
+        return tuple(out)
+
+    def _own_divisors(self, a: Any) -> tuple[DimExpr, ...]:
+        out: dict[DimExpr, None] = {}
+        if type(a) is FloorDiv and isinstance(a.den, DimExpr):
+            out[a.den] = None
+        for b in compound_children(a):
+            out.update(dict.fromkeys(self.dens[b]))
+        return tuple(out)
 
 
 class SignWitnesses:
@@ -113,7 +153,8 @@ class SignWitnesses:
     where all ones does not; then each variable of the question raised
     alone, by one step and to its upper bound (or by a thousand steps)."""
 
-    __slots__ = ("_facts", "_bounds", "_valid", "_memos", "_base", "_steps", "_names_of")
+    __slots__ = ("_facts", "_bounds", "_valid", "_memos", "_base", "_steps", "_names_of",
+                 "_shapes")
 
     def __init__(self, facts: Sequence[DimExpr | int], bounds: Any) -> None:
         self._facts = facts
@@ -123,6 +164,7 @@ class SignWitnesses:
         self._base: dict[str, int] | None = None
         self._steps: dict[str, int] = {}
         self._names_of: dict[Any, frozenset[str]] = {}
+        self._shapes = AtomShapes()
 
     def _env(self, key: Key) -> tuple[dict[str, int], int]:
         """The valuation of ``key``: values, and the value of other variables."""
@@ -145,11 +187,11 @@ class SignWitnesses:
         valid = self._valid.get(key)
         if valid is None:
             valid = self._valid[key] = all(
-                (v := strict_value(f, env, default, memo)) is not None and v >= 0
+                (v := strict_value(f, env, default, memo, self._shapes)) is not None and v >= 0
                 for f in self._facts)
         if not valid:
             return None
-        return strict_value(e, env, default, memo)
+        return strict_value(e, env, default, memo, self._shapes)
 
     def signs(self, e: DimExpr, want: int) -> int:
         """Which signs of ``e`` valid valuations show: bit 1 for a value > 0,
@@ -269,4 +311,5 @@ def _divisor_steps(atoms: list[Any], names: set[str]) -> dict[str, int]:
     return steps
 
 
-__all__ = ["FAR", "MAX_BITS", "MAX_MOVED", "UNIFORM", "SignWitnesses", "strict_value"]
+__all__ = ["FAR", "MAX_BITS", "MAX_MOVED", "UNIFORM", "AtomShapes", "SignWitnesses",
+           "strict_value"]

@@ -82,7 +82,8 @@ def test_neither_order_is_answered_without_the_decider() -> None:
 
 
 def test_a_witness_needs_every_divisor_at_least_one() -> None:
-    # (strict_value reads no fact: the valuations below break this one on purpose)
+    # (strict_value reads no fact: the valuations below break this one on purpose;
+    # the value is the one evaluator's, the checks of the domain and of size its own)
     scope = symshape.SymbolicScope(["b >= a + 1"])
     a, b = scope.var("a"), scope.var("b")
     e = floordiv(a, b - a) - 1

@@ -76,6 +76,11 @@ from symshape.scope import register_decider
 DECIDE_BUDGET = (30_000, 400)
 PROVE_BUDGET = (120_000, 1500)
 CACHE_MAX = 200_000
+#: a search first runs over the scope's facts and the hypotheses alone, with
+#: this share of its budget and this depth of case splits (see
+#: Decider._search_with): a refutation there needs few splits or none
+QUICK_SHARE = 32
+QUICK_DEPTH = 3
 
 
 class Decider:
@@ -165,13 +170,24 @@ class Decider:
             b = budget if isinstance(budget, Budget) else limits.budget(budget).staged()
             if too_large(hyp_polys, b):
                 return hyps, Unknown("work budget: the claim has too many terms")
-            facts = self.lin.facts(hyp_polys)
             pool = self.pool
             checks = list(hyp_polys) + pool.domain(hyp_polys)
 
             def accept(env: dict[str, int]) -> bool:
                 pt = pool.point(env)
                 return pool.valid(pt) and all(pt.poly(h) >= 0 for h in checks)
+            if not isinstance(budget, Budget):
+                # First the facts of the scope and the hypotheses alone, with
+                # a share of the budget: most refutations need none of the
+                # derived facts (bounds, lemmas, products of bounds), which
+                # cost more to build than such a search.  A refutation or a
+                # verified model found here is the answer; else the full search.
+                share = limits.budget((budget[0] // QUICK_SHARE, budget[1] // QUICK_SHARE))
+                share.max_depth = min(share.max_depth, QUICK_DEPTH)
+                quick = Search(self.lin.facts(hyp_polys, level=0), hyps, share, accept).run()
+                if isinstance(quick, Refuted | Model):
+                    return hyps, quick
+            facts = self.lin.facts(hyp_polys)
             return hyps, Search(facts, hyps, b, accept).run()
 
     def _search(self, hyp_polys: Sequence[Poly], budget: tuple[int, int] | Budget) -> Result:

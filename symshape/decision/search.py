@@ -14,6 +14,11 @@ Branching: first a ``max(arg, 0)`` column whose value is neither 0 nor ``arg``
 (by structure, not by the variables' names: :mod:`symshape.decision.canon`), so
 the search, and its answer, do not depend on the order in which facts were
 produced, and a renaming of the variables does not reorder them.
+
+(About 650 lines, one class: the tableau, the branching, the cuts and the
+limits on depth, walks and stages all read and change the same search state
+at every node; the products a search adds and the simplex are modules of
+their own.)
 """
 
 from __future__ import annotations

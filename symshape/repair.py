@@ -60,9 +60,9 @@ def growth_rates(terms: Terms) -> dict[str, int | Fraction]:
     return out
 
 
-def fact_variables(facts: Sequence[DimExpr | int]) -> tuple[list[str], int]:
-    """The variables of ``facts`` (at any depth) in name order, and the lcm of
-    their constant divisors (1 when it passes 2^20: no use as a step)."""
+def fact_atoms(facts: Sequence[DimExpr | int]) -> tuple[set[str], list[Any]]:
+    """The variables that occur directly in ``facts``, and their other atoms
+    (floordiv and max, not walked below)."""
     names: set[str] = set()
     atoms: list[Any] = []
     for f in facts:
@@ -73,8 +73,26 @@ def fact_variables(facts: Sequence[DimExpr | int]) -> tuple[list[str], int]:
                         names.add(a.name)
                     else:
                         atoms.append(a)
+    return names, atoms
+
+
+def fact_variables(facts: Sequence[DimExpr | int]) -> tuple[list[str], int]:
+    """The variables of ``facts`` (at any depth) in name order, and the lcm of
+    their constant divisors (1 when it passes 2^20: no use as a step)."""
+    names, atoms = fact_atoms(facts)
     step, _ = _atoms_below(atoms, names)
     return sorted(names), step if step < 1 << 20 else 1
+
+
+def divisor_steps(atoms: list[Any], names: set[str]) -> dict[str, int]:
+    """Variable -> the lcm of the constant divisors of the quotients whose
+    numerator it occurs in directly, in ``atoms`` and at any depth below
+    them (a variable met is added to ``names``): raising it by a multiple
+    keeps every such numerator's residue.  Lcms past 2^20 are no use as
+    steps and are left out."""
+    steps: dict[str, int] = {}
+    _atoms_below(atoms, names, steps)
+    return steps
 
 
 #: a check: ``f >= 0`` (kind 1) or ``f == 0`` (kind 0)
@@ -306,10 +324,11 @@ def _checks_with(names: list[list[str]]) -> dict[str, list[int]]:
     return where
 
 
-def _atoms_below(atoms: list[Any], names: set[str]) -> tuple[int, bool]:
+def _atoms_below(atoms: list[Any], names: set[str], steps: dict[str, int] | None = None
+                 ) -> tuple[int, bool]:
     """Walk ``atoms`` and every atom below them, adding their variables to
     ``names``: the lcm of their constant divisors, and whether one has a
-    symbolic divisor."""
+    symbolic divisor; ``steps`` (if given) gets :func:`divisor_steps`."""
     step = 1
     exact = False
     seen: set[Any] = set()
@@ -329,6 +348,11 @@ def _atoms_below(atoms: list[Any], names: set[str]) -> tuple[int, bool]:
                     for b, _ in m:
                         if type(b) is Var:
                             names.add(b.name)
+                            if steps is not None and type(a) is FloorDiv and \
+                                    type(a.den) is int and o is a.num:
+                                k = math.lcm(steps.get(b.name, 1), a.den)
+                                if k < 1 << 20:
+                                    steps[b.name] = k
                         elif b not in seen:
                             atoms.append(b)
     return step, exact
@@ -412,5 +436,6 @@ def repaired(env: dict[str, int], checks: Sequence[C],
     return None
 
 
-__all__ = ["MAX_EVALUATIONS", "MAX_VALUE_BITS", "by_order", "fact_variables", "growth_rates",
+__all__ = ["MAX_EVALUATIONS", "MAX_VALUE_BITS", "by_order", "divisor_steps", "fact_atoms",
+           "fact_variables", "growth_rates",
            "linear_vars", "repaired", "repaired_facts", "shown_to_hold", "swept", "Check"]

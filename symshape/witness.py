@@ -26,13 +26,13 @@ the decider is skipped, never an answer.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 from symshape.algebra.atoms import FloorDiv, Var, compound_children, fold_atoms
 from symshape.algebra.dimexpr import DimExpr
 from symshape.algebra.poly import value_at
+from symshape.repair import divisor_steps, fact_atoms
 
 #: bits a value may have here: beyond that the valuation is "unknown" (a
 #: witness must stay cheap; ``a^100000`` at 1000 is not)
@@ -262,17 +262,8 @@ class SignWitnesses:
         up to a multiple of the constant divisors it is under."""
         base = self._base
         if base is None:
-            names: set[str] = set()
-            atoms: list[Any] = []
-            for f in self._facts:
-                if isinstance(f, DimExpr):
-                    for m in f.terms:
-                        for a, _ in m:
-                            if type(a) is Var:
-                                names.add(a.name)
-                            else:
-                                atoms.append(a)
-            self._steps = _divisor_steps(atoms, names)
+            names, atoms = fact_atoms(self._facts)
+            self._steps = divisor_steps(atoms, names)
             base = {}
             for x in sorted(names):
                 k = self._steps.get(x, 1)
@@ -283,32 +274,6 @@ class SignWitnesses:
     def clear(self) -> None:
         """Forget the values of atoms (validity stays: the facts are fixed)."""
         self._memos.clear()
-
-
-def _divisor_steps(atoms: list[Any], names: set[str]) -> dict[str, int]:
-    """Variable -> the lcm of the constant divisors it is under in ``atoms``
-    (at any depth; a variable met is added to ``names``).  Lcms past 2^20
-    are no use as steps and are left out."""
-    steps: dict[str, int] = {}
-    seen: set[Any] = set()
-    while atoms:
-        a = atoms.pop()
-        if a in seen:
-            continue
-        seen.add(a)
-        for o in a.operands:
-            if isinstance(o, DimExpr):
-                for m in o.terms:
-                    for b, _ in m:
-                        if type(b) is Var:
-                            names.add(b.name)
-                            if type(a) is FloorDiv and type(a.den) is int and o is a.num:
-                                k = math.lcm(steps.get(b.name, 1), a.den)
-                                if k < 1 << 20:
-                                    steps[b.name] = k
-                        elif b not in seen:
-                            atoms.append(b)
-    return steps
 
 
 __all__ = ["FAR", "MAX_BITS", "MAX_MOVED", "UNIFORM", "AtomShapes", "SignWitnesses",

@@ -139,6 +139,17 @@ class Domain:
         """``max(v, 0)``."""
         return np.maximum(v, 0) if isinstance(v, np.ndarray) else max(v, 0)
 
+    def power(self, v: Any, k: int) -> Any:
+        """``v ** k`` (``k >= 2``)."""
+        return v ** k
+
+    def add_term(self, acc: Any, c: int, factors: list[Any]) -> Any:
+        """``acc + c * product(factors)`` (``acc`` None: 0)."""
+        p: Any = c
+        for f in factors:
+            p = p * f
+        return p if acc is None else acc + p
+
 
 class IntDomain(Domain):
     """Scalar ints: ``env`` gives the variables' values, ``default`` the value
@@ -224,23 +235,8 @@ def evaluate_terms(terms: Terms, dom: Domain, memo: dict[Any, Any],
     if t is IntDomain:
         return value_at(terms, dom.env, memo, dom.default, dom.undefined)  # type: ignore[attr-defined]
     acc: Any = None
-    if t is VectorDomain:
-        vec: VectorDomain = dom  # type: ignore[assignment]
-        for m, c in terms.items():
-            factors: list[Any] = []
-            for a, k in m:
-                if a in memo:
-                    v = memo[a]
-                elif resolve is None:
-                    v = fold_atoms(a, memo, partial(compute_atom, dom, memo))
-                else:
-                    v = resolve(a)
-                factors.append(v if k == 1 else vec.power(v, k))
-            acc = vec.add_term(acc, c, factors)
-        return vec.const(0) if acc is None else acc
-    # Python's operators (ints, numpy arrays)
     for m, c in terms.items():
-        p: Any = c
+        factors: list[Any] = []
         for a, k in m:
             if a in memo:
                 v = memo[a]
@@ -248,9 +244,9 @@ def evaluate_terms(terms: Terms, dom: Domain, memo: dict[Any, Any],
                 v = fold_atoms(a, memo, partial(compute_atom, dom, memo))
             else:
                 v = resolve(a)
-            p = p * (v if k == 1 else v ** k)
-        acc = p if acc is None else acc + p
-    return 0 if acc is None else acc
+            factors.append(v if k == 1 else dom.power(v, k))
+        acc = dom.add_term(acc, c, factors)
+    return dom.const(0) if acc is None else acc
 
 
 def atom_value(dom: Domain, memo: dict[Any, Any], a: Atom) -> Any:

@@ -21,7 +21,7 @@ from symshape.decision import poly as P
 from symshape.decision.linearize import Linearizer
 from symshape.decision.poly import Poly
 from symshape.decision.valuations import FREE_POINTS, POOL_FREE_SEEDS, Point, Pool
-from symshape.repair import growth_rates, repaired
+from symshape.repair import divisor_steps, growth_rates, repaired
 
 # A search for one valuation satisfying the constraints and ``hyps``.
 ModelFinder = Callable[[Sequence[Poly]], "dict[str, int] | None"]
@@ -156,17 +156,14 @@ class ScopePool:
         needs a few raises, not one per link and round.  The caller checks
         the valuation exactly."""
         polys = self.constraint_polys()
-        own: dict[str, int] = {}
         step = 1
         for a in self.lin.closure(polys):
-            if type(a) is FloorDiv and isinstance(a.den, int) and isinstance(a.num, DimExpr):
+            if type(a) is FloorDiv and isinstance(a.den, int):
                 step = math.lcm(step, a.den)
-                for m in a.num.terms:
-                    for b, _ in m:
-                        if type(b) is Var:
-                            own[b.name] = math.lcm(own.get(b.name, 1), a.den)
         if step >= 1 << 20:
             return None
+        own = divisor_steps([a for p in polys for m in p for a, _ in m if type(a) is not Var],
+                            set())
         start = {}
         for v in order:
             k = own.get(v, 1)

@@ -1,6 +1,10 @@
 """Failed run-time checks of symshape.torch.export speak the user's words: in the
 exporting process (with the sizes of the call) and after torch.export.save /
-torch.export.load in a fresh process that never imports symshape."""
+torch.export.load in a fresh process that never imports symshape.
+
+The calls are marked ``device``: they place their tensors on the backend that
+``SYMSHAPE_TEST_BACKEND`` names (the CPU by default, ``cuda`` on a GPU machine;
+see ``tests/support/device.py``), in this process and in the loading one."""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.device import torch_device
 
 from symshape import ShapeMismatchError
 
@@ -48,6 +53,11 @@ class Odd(torch.nn.Module):
 
 def z(*shape: int) -> Any:
     return torch.ones(*shape)
+
+
+def on_device(*shape: int) -> Any:
+    """Ones of this shape on the device the device tests run on."""
+    return torch.ones(*shape, device=torch_device())
 
 
 # name: (model, example args, specs, constraints,
@@ -94,16 +104,20 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Any, P
     return out
 
 
+@pytest.mark.device
 @pytest.mark.parametrize("case", list(CASES))
 def test_in_process_messages_have_the_sizes(case: str,
                                             exported: dict[str, tuple[Any, Path]]) -> None:
     model, args, _, _, bad = CASES[case]
     ep, _ = exported[case]
     run = ep.module()
-    assert torch.equal(run(*args), model(*args))
+    args = tuple(a.to(torch_device()) for a in args)
+    got = run(*args)
+    assert got.device.type == torch_device().type
+    assert torch.equal(got, model(*args))
     for shapes, message, _ in bad:
         with pytest.raises(RuntimeError) as info:
-            run(*(z(*s) for s in shapes))
+            run(*(on_device(*s) for s in shapes))
         assert str(info.value) == message
         # torch's own error is kept as the cause
         assert isinstance(info.value.__cause__, RuntimeError)
@@ -125,13 +139,15 @@ _LOADER = r"""
 import json, sys
 import torch
 out = {}
+device = torch.device(sys.argv[2])
 for path, calls in json.loads(sys.argv[1]):
     run = torch.export.load(path).module()
     got = []
     for shapes in calls:
-        args = [torch.ones(*s) for s in shapes]
+        args = [torch.ones(*s, device=device) for s in shapes]
         try:
             result = run(*args)
+            assert result.device.type == device.type, result.device
             got.append(["ok", list(result.shape)])
         except Exception as err:
             got.append([type(err).__name__, str(err)])
@@ -143,7 +159,7 @@ print(json.dumps(out))
 
 def _load_elsewhere(calls: list[tuple[str, list[Any]]]) -> dict[str, Any]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    proc = subprocess.run([sys.executable, "-c", _LOADER, json.dumps(calls)],
+    proc = subprocess.run([sys.executable, "-c", _LOADER, json.dumps(calls), str(torch_device())],
                           capture_output=True, text=True, env=env, timeout=300, check=False,
                           cwd=os.path.dirname(sys.executable))
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -151,6 +167,7 @@ def _load_elsewhere(calls: list[tuple[str, list[Any]]]) -> dict[str, Any]:
     return result
 
 
+@pytest.mark.device
 def test_loaded_elsewhere_messages_name_the_constraints(
         exported: dict[str, tuple[Any, Path]]) -> None:
     calls: list[tuple[str, list[Any]]] = []
@@ -165,13 +182,14 @@ def test_loaded_elsewhere_messages_name_the_constraints(
         assert rest == [["RuntimeError", loaded] for _, _, loaded in bad], (name, rest)
 
 
+@pytest.mark.device
 def test_dim_ranges_speak_torch_words_after_loading(
         exported: dict[str, tuple[Any, Path]]) -> None:
     """A size outside a Dim's range is refused by torch's own guards: symshape's
     message in the exporting process, torch's ("Guard failed") after loading."""
     ep, path = exported["relation"]
     with pytest.raises(AssertionError) as info:
-        ep.module()(z(101, 60), z(3, 3))
+        ep.module()(on_device(101, 60), on_device(3, 3))
     assert "'a' == 101" in str(info.value) and "a <= 100" in str(info.value)
     got = _load_elsewhere([(str(path), [[[101, 60], [3, 3]]])])
     ((kind, text),) = got[str(path)]

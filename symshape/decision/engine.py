@@ -139,17 +139,25 @@ class Decider:
         self.interval_proof = IntervalProof(self.lin, self.scope)
         self.attempts = Attempts(self._search_with, self.pool, self.scope)
         self.tight_bounds = TightBounds(self.pool, self._search, self._find_model)
+        first_points = PoolSplit(self.pool, "prefix")
+        other_points = PoolSplit(self.pool, "rest")
         pool = PoolSplit(self.pool)
         directed = Directed(self.pool, self.scope)
         proof = Prove(self.attempts)
         refutation = Refute(self.attempts, self._find_model)
         # The order of the tactics: the comparisons', then prove's (which is
         # thorough: where the searches ran out, it looks at small valuations).
+        # The refutation by intervals comes before the rest of the pool is
+        # built: it needs no valuation where the claim holds, and the pool's
+        # first points show none where it succeeds (it is sound).
+        # (The comparisons build the whole pool at once: the scope's operators
+        # ask it about the atoms they build, and most of their questions are
+        # settled by the intervals before a comparison is asked.)
         self.comparison_tactics: tuple[Tactic, ...] = (pool, directed, proof, refutation)
         self.proof_tactics: tuple[Tactic, ...] = (
-            IntervalsFirst(self._interval_certificate), pool,
+            IntervalsFirst(self._interval_certificate), first_points,
             Intervals(self._interval_certificate, self.pool, self._find_model),
-            directed, proof, refutation, SmallValuations(self.pool))
+            other_points, directed, proof, refutation, SmallValuations(self.pool))
 
     def constraint_vars(self) -> tuple[str, ...]:
         """Names of the variables that occur in constraints or implicit facts."""
@@ -390,7 +398,7 @@ class Decider:
         for env in sp.cheap_candidates():  # the pool is built lazily
             if sp.valid(sp.point(env)):
                 return
-        if sp.get_pool().points:
+        if sp.get_prefix().points:
             return  # the pool holds valuations that satisfy every constraint
         r = self._search([], DECIDE_BUDGET)
         if isinstance(r, Refuted):

@@ -47,6 +47,8 @@ class ScopePool:
         self.cvars: tuple[str, ...] | None = None
         self.constraint_atoms: bool | None = None  # see question_pool
         self.pool: Pool | None = None
+        self.prefix: Pool | None = None  # see get_prefix
+        self.rest: Pool | None = None  # see get_rest
 
     # -- the constraints -----------------------------------------------------------
     def constraint_polys(self) -> list[Poly]:
@@ -118,13 +120,47 @@ class ScopePool:
                     # The pool depends on the constraints alone: scopes built
                     # from the same texts compute it once, and share its
                     # points (points without a memo name no atom of a scope).
-                    shared = self.scope.shared_derivations
-                    points = shared.get("pool")
-                    if points is None:
-                        points = shared.setdefault("pool", self.initial_pool())
-                    self.pool = Pool(points, self.lin.sub_atoms)
+                    self.pool = Pool(self._shared("pool", self.initial_pool), self.lin.sub_atoms)
                 pool = self.pool
         return pool
+
+    def get_prefix(self) -> Pool:
+        """The first points of the pool, in its order (built on first use, without
+        the rest of the pool): a first valid valuation and those spread from it.
+        Where a question holds at one of them and fails at another, the whole
+        pool shows the same two points first, for less than its cost (the
+        colours of the variables and the nudged valuations)."""
+        prefix = self.prefix
+        if prefix is None:
+            with self.lock:
+                if self.prefix is None:
+                    full = self.pool  # (once built, the whole pool serves as well)
+                    self.prefix = full if full is not None else \
+                        Pool(self._shared("prefix", self.prefix_points), self.lin.sub_atoms)
+                prefix = self.prefix
+        return prefix
+
+    def get_rest(self) -> Pool:
+        """The points of the pool after those of :meth:`get_prefix` (none when
+        the prefix is the whole pool), in its order."""
+        rest = self.rest
+        if rest is None:
+            prefix = self.get_prefix()
+            full = self.get_pool()
+            with self.lock:
+                if self.rest is None:
+                    skip = len(full.points) if prefix is full else len(prefix.points)
+                    self.rest = Pool(full.points[skip:], self.lin.sub_atoms)
+                rest = self.rest
+        return rest
+
+    def _shared(self, key: str, build: Callable[[], Any]) -> Any:
+        """What scopes built from the same constraint texts compute once."""
+        shared = self.scope.shared_derivations
+        got = shared.get(key)
+        if got is None:
+            got = shared.setdefault(key, build())
+        return got
 
     def cheap_candidates(self) -> list[dict[str, int]]:
         """Valuations of the constraint variables likely to satisfy the
@@ -174,34 +210,24 @@ class ScopePool:
             return self.point(env).poly(p)
         return repaired(start, polys, value, growth_rates, lambda v: rank.get(v, len(rank)), step)
 
-    def initial_pool(self) -> tuple[Point, ...]:
-        """The points of the pool: a first valid valuation (a cheap candidate,
-        a repaired one, or one a search finds), and valuations near it that
-        are valid too."""
+    def by_place(self) -> list[str]:
+        """The constraint variables ordered by their places in the constraints,
+        not by their names (which must not change what is found)."""
         cvars = self.constraint_vars()
-        if not self.constraint_polys():
-            return FREE_POINTS
+        colors = canon.variable_colors(self.constraint_polys()) if len(cvars) > 1 else {}
+        return sorted(cvars, key=lambda v: (colors.get(v, 0), v))
+
+    def first_models(self) -> tuple[dict[str, int], ...]:
+        """The first models of the pool: a valid valuation (a cheap candidate,
+        a repaired one, or one a search finds), then those of ``x + 1``,
+        ``2*x`` and ``3*x + 2`` from it that are valid too; none when no
+        valuation is found."""
         models: list[dict[str, int]] = []
         keys: set[tuple[tuple[str, int], ...]] = set()
-        polys = self.constraint_polys()
-        # The constraints each variable occurs in: a valuation that differs
-        # from a valid one in one variable only needs those checked.
-        occurs: dict[str, list[Poly]] = {}
-        for p in polys:
-            for a in self.lin.closure([p]):
-                if type(a) is Var:
-                    occurs.setdefault(a.name, []).append(p)
 
-        def add(env: dict[str, int], moved: str | None = None) -> None:
+        def add(env: dict[str, int]) -> None:
             k = tuple(sorted(env.items()))
-            if k in keys:
-                return
-            if moved is None:
-                ok = self.valid(self.point(env))
-            else:
-                pt = self.point(env)
-                ok = env[moved] >= 1 and all(pt.poly(p) >= 0 for p in occurs.get(moved, ()))
-            if ok:
+            if k not in keys and self.valid(self.point(env)):
                 keys.add(k)
                 models.append(env)
 
@@ -209,34 +235,62 @@ class ScopePool:
             add(env)
             if models:
                 break
-        # Variables by their place in the constraints, not by their names
-        # (which must not change what is found).
-        colors = canon.variable_colors(polys) if len(cvars) > 1 else {}
-        by_place = sorted(cvars, key=lambda v: (colors.get(v, 0), v))
         if not models:
             # A chain of offsets with divisibility (``a >= b + 1``, ``mod(a,
             # 8) == 0``) defeats every candidate above; raising variables
             # until each constraint holds usually finds one, for much less
             # than a search.
-            fixed = self.repaired_candidate(by_place)
+            fixed = self.repaired_candidate(self.by_place())
             if fixed is not None:
                 add(fixed)
         if not models:
             m = self.find_model(())
             if m is not None:
-                add({v: m.get(v, 1) for v in cvars})
+                add({v: m.get(v, 1) for v in self.constraint_vars()})
         if models:
             first = models[0]
             add({v: x + 1 for v, x in first.items()})
             add({v: 2 * x for v, x in first.items()})
             add({v: 3 * x + 2 for v, x in first.items()})
-            # Nudge a few variables, picked by their place in the constraints.
-            for v in by_place[:8]:
-                add({**first, v: first[v] + 1}, v)
-                add({**first, v: first[v] + 5}, v)
-        n = max(POOL_FREE_SEEDS, len(models))
+        return tuple(models)
+
+    def prefix_points(self) -> tuple[Point, ...]:
+        """The points of :meth:`get_prefix`: those of :meth:`first_models`, as
+        the pool numbers them."""
+        if not self.constraint_polys():
+            return FREE_POINTS
+        return tuple(Point(env, i, None)
+                     for i, env in enumerate(self._shared("first models", self.first_models)))
+
+    def initial_pool(self) -> tuple[Point, ...]:
+        """The points of the pool: :meth:`first_models`, then valuations that
+        nudge a few variables of the first one and are valid too."""
+        if not self.constraint_polys():
+            return FREE_POINTS
+        models = list(self._shared("first models", self.first_models))
         if not models:
             return ()
+        keys = {tuple(sorted(env.items())) for env in models}
+        # The constraints each variable occurs in: a valuation that differs
+        # from a valid one in one variable only needs those checked.
+        occurs: dict[str, list[Poly]] = {}
+        for p in self.constraint_polys():
+            for a in self.lin.closure([p]):
+                if type(a) is Var:
+                    occurs.setdefault(a.name, []).append(p)
+        first = models[0]
+        # Nudge a few variables, picked by their place in the constraints.
+        for v in self.by_place()[:8]:
+            for x in (first[v] + 1, first[v] + 5):
+                env = {**first, v: x}
+                k = tuple(sorted(env.items()))
+                if k in keys:
+                    continue
+                pt = self.point(env)
+                if all(pt.poly(p) >= 0 for p in occurs.get(v, ())):
+                    keys.add(k)
+                    models.append(env)
+        n = max(POOL_FREE_SEEDS, len(models))
         # Points without a memo: they name no atom, so scopes built from the
         # same texts share them (see get_pool).
         return tuple(Point(models[i % len(models)], i, None) for i in range(n))
@@ -249,16 +303,22 @@ class ScopePool:
                 type(a) is not Var for p in self.constraint_polys() for m in p for a, _ in m)
         return pool.for_question(polys, atoms)
 
-    def split(self, links: Sequence[tuple[str, Poly]]) -> tuple[Point | None, Point | None]:
+    def split(self, links: Sequence[tuple[str, Poly]],
+              part: str = "all") -> tuple[Point | None, Point | None]:
         """A pool point where the conjunction of ``links`` (``(op, d)``: ``d op
-        0``) holds, and one where it fails (None where there is none)."""
-        base = self.get_pool()
+        0``) holds, and one where it fails (None where there is none): the
+        first of each in the pool's order, among the points of ``part`` of the
+        pool: ``"all"``, its first points (``"prefix"``, :meth:`get_prefix`)
+        or the others (``"rest"``, :meth:`get_rest`)."""
+        base = self.get_prefix() if part == "prefix" else \
+            self.get_rest() if part == "rest" else self.get_pool()
         if not base.points:
             return None, None
-        pool = self.question_pool(base, [d for _, d in links])
+        polys = [d for _, d in links]
+        pool = self.question_pool(base, polys)
         truth: list[bool] | None = None
         # Points where a divisor of the query is 0 are not valuations of the query.
-        for d in self.domain([d for _, d in links]):
+        for d in self.domain(polys):
             t = [v >= 0 for v in pool.values(d)]
             truth = t if truth is None else [x and y for x, y in zip(truth, t, strict=True)]
         defined = truth

@@ -47,3 +47,56 @@ def test_repaired_pool_does_not_depend_on_names(style: str) -> None:
     base = _pool_without_search(CHAIN)
     other = _pool_without_search(renamed)
     assert [{new_name(k): v for k, v in env.items()} for env in base] == other
+
+
+# (constraints, claim): claims over a scope with constraints, of every outcome
+PREFIX_CASES = [
+    (["a >= b + 8", "mod(a, 4) == 0"], "a >= 2*b + 11"),  # inconclusive at the first points
+    (["a >= b + 8", "mod(a, 4) == 0"], "a <= 8"),  # refuted by the intervals
+    (["a >= b + 8", "mod(a, 4) == 0"], "b >= a"),  # refuted by a search
+    (["a >= b + 8", "mod(a, 4) == 0"], "a + b >= 13"),  # proved
+    (["a >= b + 8", "b <= 3"], "a == b + 11"),  # inconclusive past the first points
+    (["n >= 2", "mod(s, n) == 0"], "floordiv(s, n)*n == s"),  # proved by a search
+    (["k >= 2", "c >= k"], "c*k >= c + k + 1"),
+]
+
+
+@pytest.mark.parametrize(("constraints", "claim"), PREFIX_CASES)
+def test_first_points_show_what_the_pool_shows(constraints: list[str], claim: str) -> None:
+    """The pool's first points are its first points, and where a claim holds at
+    one and fails at another, the whole pool shows those two first."""
+    from symshape.decision.prove import claim_links
+
+    scope = SymbolicScope(constraints)
+    decider = scope.decider()
+    assert decider is not None
+    sp = decider.pool
+    polys = [(op, d) for op, d, _ in claim_links(claim, scope)[0]]
+    prefix_split = sp.split(polys, "prefix")
+    full = sp.get_pool()
+    prefix = sp.prefix
+    assert prefix is not None and prefix is not full
+    assert [(p.env, p.seed) for p in full.points[:len(prefix.points)]] == \
+        [(p.env, p.seed) for p in prefix.points]
+    whole = sp.split(polys)
+    rest = sp.split(polys, "rest")
+
+    def env(pt: object) -> object:
+        return None if pt is None else (pt.env, pt.seed)  # type: ignore[attr-defined]
+    for i in range(2):
+        expected = prefix_split[i] if prefix_split[i] is not None else rest[i]
+        assert env(whole[i]) == env(expected)
+
+
+def test_a_claim_the_first_points_settle_never_builds_the_pool() -> None:
+    """An inconclusive claim shown so by the pool's first points, and one the
+    intervals refute, cost no colours and no nudged valuations."""
+    import symshape
+
+    for claim, status in (("a >= 2*b + 11", "inconclusive"), ("a <= 8", "refuted")):
+        scope = SymbolicScope(["a >= b + 8", "mod(a, 4) == 0"])
+        verdict = symshape.prove(claim, scope=scope)
+        assert str(verdict.status) == status
+        decider = scope.decider()
+        assert decider is not None
+        assert decider.pool.pool is None and decider.pool.prefix is not None

@@ -132,10 +132,20 @@ def test_copies_share_the_valuation_pool() -> None:
     scopes = [SymbolicScope(cs) for _ in range(4)]
     for sc in scopes:
         assert symshape.prove("t >= s + 9", scope=sc).status == symshape.Status.INCONCLUSIVE
+    # (the claim is shown inconclusive at the pool's first points: the rest of
+    # the pool is built when a question needs it, and shared as well)
+    firsts = [sc.shared_derivations["prefix"] for sc in scopes[1:]]
+    assert firsts[0] is firsts[1] is firsts[2] and firsts[0]
+    assert "pool" not in scopes[1].shared_derivations
+    for sc in scopes[1:]:
+        decider = sc.decider()
+        assert decider is not None
+        decider.pool.get_pool()
     pools = [sc.shared_derivations["pool"] for sc in scopes[1:]]
     assert pools[0] is pools[1] is pools[2] and len(pools[0]) >= 10
-    assert all(pt.memo is None for pt in pools[0])
-    assert all(pt.env["s"] % 128 == 0 and pt.env["t"] >= pt.env["s"] + 8 for pt in pools[0])
+    for points in (firsts[0], pools[0]):
+        assert all(pt.memo is None for pt in points)
+        assert all(pt.env["s"] % 128 == 0 and pt.env["t"] >= pt.env["s"] + 8 for pt in points)
 
 
 def test_the_template_table_keeps_no_user_scope_alive_and_is_bounded() -> None:

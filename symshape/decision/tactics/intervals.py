@@ -153,7 +153,7 @@ class Intervals(Tactic):
         if cert is not None:
             polys = [d for _, d, _ in links]
             sp = self.pool
-            pool = sp.get_pool()
+            pool = sp.get_prefix()  # (its first point is the pool's)
             m = None if pool.points else self.find_model(sp.domain(polys))
             fails = sp.question_pool(pool, polys).point(0) if pool.points else \
                 (sp.point(m) if m is not None else None)

@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, TypeVar
 
-from symshape.algebra.atoms import FloorDiv, Var
+from symshape.algebra.atoms import FloorDiv, Max0, Var
 from symshape.algebra.dimexpr import DimExpr
 from symshape.algebra.poly import Terms, value_at
 
@@ -57,6 +57,33 @@ def growth_rates(terms: Terms) -> dict[str, int | Fraction]:
             if type(a.den) is int and a.den > 0 and isinstance(a.num, DimExpr):
                 for x, d in linear_vars(a.num.terms).items():
                     out[x] = out.get(x, 0) + Fraction(c * d, a.den)
+    return out
+
+
+def growth_rates_at(terms: Terms, env: dict[str, int]) -> dict[str, int | Fraction]:
+    """:func:`growth_rates`, plus the variables under a top-level
+    ``c*max(D, 0)`` (the form of ``max`` and ``min``), at ``env``: ``c`` times
+    their coefficient in ``D`` where ``D > 0`` there (the max is ``D``), none
+    where ``D < 0`` (it is 0).  At a kink, ``D == 0``, only the contributions
+    that raise the term count, each variable taking the better of the two
+    pieces: raising it may not move the term at once, but it moves off the
+    kink, where the other piece's rates apply.  So a repair fixes ``min(m,
+    f) >= 4`` (``f - max(f - m, 0) >= 4``) from all ones, raising ``f``, then
+    ``m``, which rates blind to the ``max`` (or exact one-sided ones, which
+    are all 0 at the kink) never do.  A heuristic, like every rate here: the
+    caller checks the valuation reached exactly."""
+    out = growth_rates(terms)
+    for m, c in terms.items():
+        if len(m) == 1 and m[0][1] == 1 and type(m[0][0]) is Max0:
+            arg = m[0][0].arg
+            if not isinstance(arg, DimExpr):
+                continue
+            v = value_at(arg, env, {})
+            if v is None or v < 0:
+                continue
+            for x, d in linear_vars(arg.terms).items():
+                if v > 0 or c * d > 0:
+                    out[x] = out.get(x, 0) + c * d
     return out
 
 
@@ -226,7 +253,8 @@ def shown_to_hold(checks: Sequence[Check]) -> bool:
 
 def swept(env: dict[str, int], checks: Sequence[tuple[DimExpr | int, int]],
           value: Callable[[dict[str, int], tuple[DimExpr | int, int]], int | None],
-          linear: Callable[[tuple[DimExpr | int, int]], Mapping[str, int | Fraction]],
+          linear: Callable[[tuple[DimExpr | int, int], dict[str, int]],
+                           Mapping[str, int | Fraction]],
           step: int = 1) -> bool:
     """Whether raising variables makes every check hold, from ``env``: the
     raise of :func:`repaired` (the first variable, by name, with a positive
@@ -259,7 +287,7 @@ def swept(env: dict[str, int], checks: Sequence[tuple[DimExpr | int, int]],
                 return False
             if v >= 0:
                 continue
-            ups = [(x, c) for x, c in linear(check).items() if c > 0 and x in env]
+            ups = [(x, c) for x, c in linear(check, env).items() if c > 0 and x in env]
             if not ups:
                 return False
             x, c = min(ups)
@@ -370,11 +398,12 @@ def _signed_value(env: dict[str, int], check: tuple[DimExpr | int, int]) -> int 
     return None if v is None else check[1] * v
 
 
-def _signed_rates(check: tuple[DimExpr | int, int]) -> Mapping[str, int | Fraction]:
+def _signed_rates(check: tuple[DimExpr | int, int],
+                  env: dict[str, int]) -> Mapping[str, int | Fraction]:
     f, sign = check
     if isinstance(f, int):
         return {}
-    return growth_rates(f.terms if sign > 0 else {m: -c for m, c in f.terms.items()})
+    return growth_rates_at(f.terms if sign > 0 else {m: -c for m, c in f.terms.items()}, env)
 
 
 def repaired_facts(env: dict[str, int], step: int, facts: Sequence[DimExpr | int]
@@ -398,11 +427,12 @@ MAX_VALUE_BITS = 70_000
 
 def repaired(env: dict[str, int], checks: Sequence[C],
              value: Callable[[dict[str, int], C], int | None],
-             linear: Callable[[C], Mapping[str, int | Fraction]],
+             linear: Callable[[C, dict[str, int]], Mapping[str, int | Fraction]],
              order: Callable[[str], object], step: int = 1) -> dict[str, int] | None:
     """``env`` changed until ``value(env, check) >= 0`` for every check, by
     raising, while a check fails by ``k``, its first variable (in ``order``)
-    with a coefficient ``c > 0`` in ``linear(check)`` by ``ceil(k / c)``,
+    with a coefficient ``c > 0`` in ``linear(check, env)`` (its rate at the
+    valuation reached) by ``ceil(k / c)``,
     rounded up to a multiple of ``step`` (which keeps multiples of the
     divisors multiples).  None when a failing check has no such variable, a
     value is undefined, a value outgrows :data:`MAX_VALUE_BITS`, or the
@@ -425,7 +455,7 @@ def repaired(env: dict[str, int], checks: Sequence[C],
         if failing is None:
             return env
         check, v = failing
-        ups = [(x, c) for x, c in linear(check).items() if c > 0 and x in env]
+        ups = [(x, c) for x, c in linear(check, env).items() if c > 0 and x in env]
         if not ups:
             return None
         x, c = by_order(ups, lambda u: (order(u[0]), u[0]))[0]
@@ -437,5 +467,5 @@ def repaired(env: dict[str, int], checks: Sequence[C],
 
 
 __all__ = ["MAX_EVALUATIONS", "MAX_VALUE_BITS", "by_order", "divisor_steps", "fact_atoms",
-           "fact_variables", "growth_rates",
+           "fact_variables", "growth_rates", "growth_rates_at",
            "linear_vars", "repaired", "repaired_facts", "shown_to_hold", "swept", "Check"]

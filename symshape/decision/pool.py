@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Callable, Sequence
+from fractions import Fraction
 from typing import Any
 
 from symshape.algebra.atoms import Atom, FloorDiv, Var
@@ -208,7 +209,9 @@ class ScopePool:
 
         def value(env: dict[str, int], p: Poly) -> int:
             return self.point(env).poly(p)
-        return repaired(start, polys, value, growth_rates, lambda v: rank.get(v, len(rank)), step)
+        def rates(p: Poly, env: dict[str, int]) -> dict[str, int | Fraction]:
+            return growth_rates(p)
+        return repaired(start, polys, value, rates, lambda v: rank.get(v, len(rank)), step)
 
     def by_place(self) -> list[str]:
         """The constraint variables ordered by their places in the constraints,

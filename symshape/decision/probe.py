@@ -153,13 +153,13 @@ def directed(env: dict[str, int], d: Poly, want_negative: bool, checks: Sequence
             tried.add((x, target))
             pushed = dict(env)
             pushed[x] = target
-            fixed = repaired(pushed, checks, value, linear_vars, order)
+            fixed = repaired(pushed, checks, value, _rates, order)
             if fixed is not None:
                 yield fixed
     # Remainders are not monotone in anything: ``mod(f + 11, 128) <= 2``
     # fails for small f and holds for f = 117.  Try their extreme values.
     for moved in (*residue_moves(env, d, order, value), *quotient_moves(env, d, order, value)):
-        fixed = repaired(moved, checks, value, linear_vars, order)
+        fixed = repaired(moved, checks, value, _rates, order)
         if fixed is not None:
             yield fixed
 
@@ -307,6 +307,12 @@ def _root_along(env: dict[str, int], x: str, direction: int, d: Poly, d0: int,
         else:
             far = mid
     return None
+
+
+def _rates(check: Poly, env: dict[str, int]) -> dict[str, int]:
+    """The rates a directed valuation's repair raises variables by: their
+    coefficients in ``check``'s degree-1 terms, whatever the valuation."""
+    return linear_vars(check)
 
 
 __all__ = ["directed", "monotone_signs", "movable", "residue_moves", "roots"]

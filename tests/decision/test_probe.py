@@ -52,7 +52,8 @@ def test_a_true_claim_is_still_proved(monkeypatch: pytest.MonkeyPatch) -> None:
     assert v.certificate is not None and v.certificate.check()
 
 
-def linear(check: dict[str, int]) -> dict[str, int]:
+def linear(check: dict[str, int], env: dict[str, int]) -> dict[str, int]:
+    """The rates of a check's variables (the same at every valuation ``env``)."""
     return {x: c for x, c in check.items() if x != "1"}
 
 

@@ -20,9 +20,15 @@ from hypothesis import strategies as st
 from support.oracle import Z3Oracle
 
 import symshape
-from symshape import SymbolicScope, UnsatisfiableConstraintsError
+from symshape import SymbolicScope
 from symshape.algebra.dimexpr import DimExpr
-from symshape.repair import fact_variables, growth_rates, repaired_facts, shown_to_hold
+from symshape.repair import (
+    fact_variables,
+    growth_rates,
+    growth_rates_at,
+    repaired_facts,
+    shown_to_hold,
+)
 
 ML_CONSTRAINTS = ["b >= 16", "mod(s, 128) == 0", "a >= b + 8", "max(h, w) <= 4096",
                   "2*h + 1 <= 1024", "16 <= t <= 512", "s <= 8192", "mod(c, 8) == 0",
@@ -142,6 +148,12 @@ def _checks(scope: SymbolicScope) -> list[tuple[DimExpr | int, int]]:
     (["a*b >= 10"], False),  # no variable raises the product alone
     (["a*b >= 10", "c >= 2"], False),  # one group not shown is enough
     (["c*d >= 65", "mod(s, 8) == 0", "t >= s + 1"], False),  # c = d = 8 falls short
+    # a min needs each of its arguments raised, one after the other (the rates
+    # are taken at the valuation reached: see growth_rates_at)
+    (["min(m, f) >= 4"], True),
+    (["min(a, b) + min(b, c) >= 10"], True),
+    (["max(a, b) >= 5", "min(a, b) >= 3"], True),
+    (["min(m, f) >= 4", "m <= f + 2", "f <= m + 1"], True),
 ])
 def test_checks_shown_to_hold_by_peeling_and_repair(constraints: list[str],
                                                     shown: bool) -> None:
@@ -250,21 +262,23 @@ def test_a_floordiv_grows_with_its_numerators_variables() -> None:
     assert growth_rates(shrinking.terms) == {"b": 1}
 
 
-@pytest.mark.parametrize("constraints", [
-    ["a >= b + 1", "b >= a + 1"],
-    ["mod(s, 2) == 1", "mod(s, 4) == 0"],
-    ["floordiv(s, 128) >= 2", "s <= 255"],
-    ["a*b >= 10", "a <= 1", "b <= 9"],
-    ["16 <= t <= 15"],
-])
-def test_contradictory_constraints_still_raise_when_the_scope_is_built(
-        constraints: list[str]) -> None:
-    with pytest.raises(UnsatisfiableConstraintsError):
-        SymbolicScope(constraints)
-
-
-def test_constraints_that_only_the_decision_procedure_sees_hold() -> None:
-    # No variable raises c*d alone, and all ones and all twos fail: the
-    # propagated bounds, then the decision procedure, find a valuation.
-    s = SymbolicScope(["c*d >= 64", "c <= 8", "d <= 8"])
-    assert s.var("c") * s.var("d") >= 64
+def test_growth_rates_at_a_valuation_see_max_and_min() -> None:
+    """Under ``c*max(D, 0)`` a variable's rate is ``c`` times its coefficient in
+    ``D`` where ``D > 0``, none where ``D < 0``; at the kink ``D == 0`` only
+    what raises the term counts (each argument of a min may go first)."""
+    scope = SymbolicScope()
+    m, f = scope.var("m"), scope.var("f")
+    low = symshape.min_dim(m, f) - 4  # f - max(f - m, 0) - 4, or with m and f swapped
+    assert isinstance(low, symshape.DimExpr)
+    assert growth_rates_at(low.terms, {"m": 1, "f": 1}) == {"m": 1, "f": 1}  # the kink
+    # off the kink, only the smaller argument raises the min
+    assert {x: r for x, r in growth_rates_at(low.terms, {"m": 4, "f": 1}).items() if r} \
+        == {"f": 1}
+    assert {x: r for x, r in growth_rates_at(low.terms, {"m": 1, "f": 4}).items() if r} \
+        == {"m": 1}
+    high = symshape.max_dim(m, f) - 5
+    assert isinstance(high, symshape.DimExpr)
+    assert growth_rates_at(high.terms, {"m": 1, "f": 1}) == {"m": 1, "f": 1}
+    # off the kink, only the larger argument raises the max
+    assert {x: r for x, r in growth_rates_at(high.terms, {"m": 1, "f": 9}).items() if r} \
+        == {"f": 1}

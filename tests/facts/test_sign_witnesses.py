@@ -143,7 +143,7 @@ def test_the_sweep_reports_checks_it_cannot_fix() -> None:
         v = value_at(check[0], env, {})
         return None if v is None else check[1] * v
 
-    def rates(check: tuple[Any, int]) -> dict[str, int]:
+    def rates(check: tuple[Any, int], env: dict[str, int]) -> dict[str, int]:
         f, sign = check
         return {str(m[0][0]): sign * c for m, c in f.terms.items()
                 if len(m) == 1 and m[0][1] == 1} if not isinstance(f, int) else {}

@@ -50,6 +50,7 @@ class ScopePool:
         self.pool: Pool | None = None
         self.prefix: Pool | None = None  # see get_prefix
         self.rest: Pool | None = None  # see get_rest
+        self.places: list[str] | None = None  # see by_place
 
     # -- the constraints -----------------------------------------------------------
     def constraint_polys(self) -> list[Poly]:
@@ -209,16 +210,21 @@ class ScopePool:
 
         def value(env: dict[str, int], p: Poly) -> int:
             return self.point(env).poly(p)
+
         def rates(p: Poly, env: dict[str, int]) -> dict[str, int | Fraction]:
-            return growth_rates(p)
+            return growth_rates(p)  # (the same at every valuation: the pool's points stay)
         return repaired(start, polys, value, rates, lambda v: rank.get(v, len(rank)), step)
 
     def by_place(self) -> list[str]:
         """The constraint variables ordered by their places in the constraints,
-        not by their names (which must not change what is found)."""
-        cvars = self.constraint_vars()
-        colors = canon.variable_colors(self.constraint_polys()) if len(cvars) > 1 else {}
-        return sorted(cvars, key=lambda v: (colors.get(v, 0), v))
+        not by their names (which must not change what is found); computed
+        once (the repair of the first valuation and the nudges both read it)."""
+        places = self.places
+        if places is None:
+            cvars = self.constraint_vars()
+            colors = canon.variable_colors(self.constraint_polys()) if len(cvars) > 1 else {}
+            places = self.places = sorted(cvars, key=lambda v: (colors.get(v, 0), v))
+        return places
 
     def first_models(self) -> tuple[dict[str, int], ...]:
         """The first models of the pool: a valid valuation (a cheap candidate,

@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Callable, Sequence
-from fractions import Fraction
 from typing import Any
 
 from symshape.algebra.atoms import Atom, FloorDiv, Var
@@ -22,7 +21,7 @@ from symshape.decision import poly as P
 from symshape.decision.linearize import Linearizer
 from symshape.decision.poly import Poly
 from symshape.decision.valuations import FREE_POINTS, POOL_FREE_SEEDS, Point, Pool
-from symshape.repair import divisor_steps, growth_rates, repaired
+from symshape.repair import divisor_steps, growth_rates_at, repaired
 
 # A search for one valuation satisfying the constraints and ``hyps``.
 ModelFinder = Callable[[Sequence[Poly]], "dict[str, int] | None"]
@@ -210,10 +209,8 @@ class ScopePool:
 
         def value(env: dict[str, int], p: Poly) -> int:
             return self.point(env).poly(p)
-
-        def rates(p: Poly, env: dict[str, int]) -> dict[str, int | Fraction]:
-            return growth_rates(p)  # (the same at every valuation: the pool's points stay)
-        return repaired(start, polys, value, rates, lambda v: rank.get(v, len(rank)), step)
+        return repaired(start, polys, value, growth_rates_at, lambda v: rank.get(v, len(rank)),
+                        step)
 
     def by_place(self) -> list[str]:
         """The constraint variables ordered by their places in the constraints,

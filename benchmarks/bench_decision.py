@@ -371,6 +371,9 @@ def fam_ml_facts(rng: random.Random) -> Claim:
     return Claim(lhs, op, rhs, cons)
 
 
+#: At most this many claims that JAX decides and symshape does not are listed.
+ONLY_JAX_SHOWN = 10
+
 BIG = (2 ** 31, 2 ** 32 + 1, 10 ** 9 + 7, 2 ** 40)
 
 
@@ -766,10 +769,15 @@ def run_claims(n: int, seed: int, have_jax: bool) -> int:
     for row in rows.values():
         row["wrong"] = sum(wrong(r, t) for r, t in zip(row["answers"], truths, strict=True))
     superset_miss = extra = 0
+    only_jax: list[str] = []  # the claims JAX decides and symshape does not
     if have_jax:
-        for rs, rj in zip(rows["symshape"]["answers"], rows["jax"]["answers"], strict=True):
+        for c, rs, rj in zip(claims, rows["symshape"]["answers"], rows["jax"]["answers"],
+                             strict=True):
             superset_miss += rj != "inconclusive" and rs == "inconclusive"
             extra += rj == "inconclusive" and rs != "inconclusive"
+            if rj != "inconclusive" and rs == "inconclusive":
+                only_jax.append(f"{rj} by JAX: {c.text}  (constraints: "
+                                f"{'; '.join(c.constraints) or 'none'})")
 
     print(f"{n_used} claims (seed {seed}); ground truth: "
           + ", ".join(f"{k} {truths.count(k)}" for k in ("valid", "unsat", "contingent",
@@ -790,6 +798,8 @@ def run_claims(n: int, seed: int, have_jax: bool) -> int:
         j_med = statistics.median(rows["jax"]["times"])
         print(f"\nmedian speed-up (JAX / symshape): {j_med / s_med:.1f}x")
         print(f"decided by JAX but not by symshape: {superset_miss}")
+        for line in only_jax[:ONLY_JAX_SHOWN]:
+            print(f"  {line}")
         print(f"decided by symshape but not by JAX: {extra}")
     print(f"(total wall time {time.perf_counter() - t_start:.1f} s, including ground truth)")
     return sum(row["wrong"] for row in rows.values())

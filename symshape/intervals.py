@@ -200,13 +200,24 @@ class IntervalBounds(ConstraintRules):
         more than ``limit`` bits is not kept."""
         # The largest value of each term c*m, and the sum of the finite ones
         # (one loop: this runs for every fact in every round of propagation).
-        mono_interval = self._mono_interval
+        # (The bounds propagated so far are read directly: this runs inside
+        # the propagation, under the scope's lock.)
+        propagated = self._propagated
         bounds: list[tuple[Bound, Bound]] = []
         his: list[int | None] = []  # None: +inf
         n_inf = 0
         finite_hi: int = c0
         for m, c in items:
-            lo, hi = mono_interval(m)
+            lo: Bound
+            hi: Bound
+            if len(m) == 1 and m[0][1] == 1 and type(m[0][0]) is Var:
+                # _mono_interval inlined for a variable, the common term
+                lo, hi = 1, math.inf
+                pb = propagated.get(m)
+                if pb is not None:
+                    lo, hi = max(lo, pb[0]), min(hi, pb[1])
+            else:
+                lo, hi = self._mono_interval(m)
             bounds.append((lo, hi))
             end = hi if c > 0 else lo
             if isinstance(end, float):  # c*end is +inf (the only floats are infinities)
@@ -245,7 +256,7 @@ class IntervalBounds(ConstraintRules):
                     "unsatisfiable constraints: they force "
                     f"{DimExpr({m: 1}, self._whole)} into the empty range [{lo}, {hi}]; "
                     f"constraints: {list(self.constraint_texts)}")
-            self._propagated[m] = (lo, hi)
+            propagated[m] = (lo, hi)
             changed = True
         return changed
 

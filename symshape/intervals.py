@@ -12,6 +12,7 @@ scope's fixed facts, cached per scope.
 from __future__ import annotations
 
 import math
+from threading import get_ident
 from typing import Any
 
 from symshape._mypyc import mypyc_attr
@@ -71,10 +72,11 @@ class IntervalBounds(ConstraintRules):
     _propagated: dict[Mono, tuple[Bound, Bound]]
     _steps: list[BoundStep]
     # True from the end of construction until propagation has run;
-    # _propagating while it runs (its own reads see its progress; other
-    # threads wait on the scope's lock for the result).
+    # _propagating while it runs: the thread running it (its own reads see
+    # its progress, without the lock; other threads wait on the scope's lock
+    # for the result), else None.
     _bounds_pending: bool
-    _propagating: bool
+    _propagating: int | None
     # The atoms the constraints built (their constants scale the bit limit of
     # propagated bounds), so that the limit does not depend on what was
     # built in the scope before propagation ran.
@@ -86,25 +88,25 @@ class IntervalBounds(ConstraintRules):
 
     @property
     def _mono_bounds(self) -> dict[Mono, tuple[Bound, Bound]]:
-        if self._bounds_pending:
+        if self._bounds_pending and self._propagating != get_ident():
             self._settle_bounds()
         return self._propagated
 
     @property
     def _bound_steps(self) -> list[BoundStep]:
-        if self._bounds_pending:
+        if self._bounds_pending and self._propagating != get_ident():
             self._settle_bounds()
         return self._steps
 
     def _settle_bounds(self) -> None:
         """Run the propagation that construction left for the first read."""
         with self._lock:
-            if self._bounds_pending and not self._propagating:
-                self._propagating = True
+            if self._bounds_pending and self._propagating is None:
+                self._propagating = get_ident()
                 try:
                     self._propagate_bounds()
                 finally:
-                    self._propagating = False
+                    self._propagating = None
                     self._bounds_pending = False
 
     def var_lower_bound(self, name: str) -> int:
@@ -210,9 +212,13 @@ class IntervalBounds(ConstraintRules):
         for m, c in items:
             lo: Bound
             hi: Bound
-            if len(m) == 1 and m[0][1] == 1 and type(m[0][0]) is Var:
-                # _mono_interval inlined for a variable, the common term
-                lo, hi = 1, math.inf
+            if len(m) == 1 and m[0][1] == 1:
+                # _mono_interval inlined for a single atom, the common term
+                a = m[0][0]
+                if type(a) is Var:
+                    lo, hi = 1, math.inf
+                else:
+                    lo, hi = self._atom_interval(a)
                 pb = propagated.get(m)
                 if pb is not None:
                     lo, hi = max(lo, pb[0]), min(hi, pb[1])

@@ -132,7 +132,7 @@ class SymbolicScope(IntervalBounds):
         self._propagated: dict[Mono, tuple[Bound, Bound]] = {}
         self._steps: list[BoundStep] = []
         self._bounds_pending = False
-        self._propagating = False
+        self._propagating = None
         self._constraint_atoms: tuple[Any, ...] = ()
         self._decider_obj: Decider | None = None
         # Values at the valuation where every variable is 1 (see _at_ones).

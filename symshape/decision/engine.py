@@ -183,7 +183,7 @@ class Decider:
 
             def accept(env: dict[str, int]) -> bool:
                 pt = pool.point(env)
-                return pool.valid(pt) and all(pt.poly(h) >= 0 for h in checks)
+                return pool.valid(pt) and pt.satisfies(checks)
             if not isinstance(budget, Budget):
                 # First the facts of the scope and the hypotheses alone, with
                 # a share of the budget: most refutations need none of the
@@ -354,7 +354,7 @@ class Decider:
 
         def check(hyps: list[Poly], env: dict[str, int]) -> bool:
             pt = sp.point(env)
-            return sp.valid(pt) and all(pt.poly(h) >= 0 for h in (*hyps, *sp.domain(hyps)))
+            return sp.valid(pt) and pt.satisfies((*hyps, *sp.domain(hyps)))
 
         upper = {}
         for n in names:

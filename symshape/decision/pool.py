@@ -76,9 +76,10 @@ class ScopePool:
 
     def valid(self, pt: Point) -> bool:
         """Does ``pt`` give every variable a value >= 1 and satisfy every constraint?"""
-        if any(v < 1 for v in pt.env.values()):
-            return False
-        return all(pt.poly(p) >= 0 for p in self.constraint_polys())
+        for v in pt.env.values():
+            if v < 1:
+                return False
+        return pt.satisfies(self.constraint_polys())
 
     def verified_point(self, env: dict[str, int]) -> Point:
         """A verified valuation found by a search, as evidence of one answer.
@@ -292,8 +293,7 @@ class ScopePool:
                 k = tuple(sorted(env.items()))
                 if k in keys:
                     continue
-                pt = self.point(env)
-                if all(pt.poly(p) >= 0 for p in occurs.get(v, ())):
+                if self.point(env).satisfies(occurs.get(v, ())):
                     keys.add(k)
                     models.append(env)
         n = max(POOL_FREE_SEEDS, len(models))

@@ -93,6 +93,18 @@ class Point:
             memo = self.memo if self.memo is not None else {}
         return value_at(p, self.env, memo, self._dom.default, _UNDEFINED)  # type: ignore[return-value]
 
+    def satisfies(self, polys: Sequence[Poly]) -> bool:
+        """Is every polynomial of ``polys`` >= 0 here?  (Where validity is
+        checked, for every candidate valuation: one loop, no call per
+        polynomial.)"""
+        env = self.env
+        memo = self.memo if self.memo is not None else {}
+        default = self._dom.default
+        for p in polys:  # noqa: SIM110 - all() over a generator costs more here
+            if value_at(p, env, memo, default, _UNDEFINED) < 0:  # type: ignore[operator]
+                return False
+        return True
+
     def report(self, names: Sequence[str]) -> dict[str, int]:
         """The valuation of ``names``."""
         return {n: self.var(n) for n in names}

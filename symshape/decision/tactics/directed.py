@@ -79,7 +79,7 @@ class Directed(Tactic):
         signs = probe.monotone_signs(d)
         for env in probe.roots(self.start_env(start, signs), d, order, self.value, signs):
             pt = pool.point(env)
-            if pt.poly(d) == 0 and pool.valid(pt) and all(pt.poly(h) >= 0 for h in dom):
+            if pt.poly(d) == 0 and pool.valid(pt) and pt.satisfies(dom):
                 return pt
         return None
 

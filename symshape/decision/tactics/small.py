@@ -63,7 +63,7 @@ def small_points(pool: ScopePool, links: Sequence[Link], want_holds: bool, want_
         for total in range(level + n - 1, n * level + 1):
             for vals in minimize.level_tuples(n, level, total):
                 pt = pool.point(dict(zip(names, vals, strict=True)))
-                if not pool.valid(pt) or any(pt.poly(h) < 0 for h in dom):
+                if not pool.valid(pt) or not pt.satisfies(dom):
                     continue
                 ok = all(link_holds(op, pt.poly(d)) for op, d, _ in links)
                 if ok and want_holds and holds is None:

@@ -47,15 +47,16 @@ class Fact:
         self.poly = poly
         self.kind = kind
         self.atom = atom
-        self.premises = tuple(premises)
+        self.premises = prem = tuple(premises)
         self.mults = tuple(mults)
         self.divisor = divisor
         self.note = note
         self.proof = proof
         self._key: tuple[Any, ...] | None = None
         # Depends on a hypothesis or case assumption (valid only in its context)?
-        self.contextual: bool = kind in ("hyp", "case") or any(
-            p.contextual for p in self.premises)
+        # (most facts have no premises: no generator for them)
+        self.contextual: bool = kind in ("hyp", "case") or bool(prem) and any(
+            p.contextual for p in prem)
 
     @property
     def key(self) -> tuple[Any, ...]:

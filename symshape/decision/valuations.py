@@ -72,7 +72,8 @@ class Point:
         # (``sub``, the atoms below an atom, only says whether to keep a memo:
         # the scalar walk reads variables itself)
         # A zero divisor gives 0: see _UNDEFINED.
-        self._dom = IntDomain(env, free_value(seed, 0), _UNDEFINED)
+        self._dom = IntDomain(env, _DEFAULTS[seed] if seed < len(_DEFAULTS) else
+                              free_value(seed, 0), _UNDEFINED)
 
     def var(self, name: str) -> int:
         """Value of a variable."""
@@ -117,6 +118,10 @@ class Point:
 #: value will do.  A pool gives the same value at each such point.
 _UNDEFINED = 0
 
+
+# free_value(seed, 0), the value of a variable a point does not fix, for the
+# seeds of pools (a point is made for every candidate valuation).
+_DEFAULTS = tuple(free_value(seed, 0) for seed in range(64))
 
 # The pool of a scope without constraints: shared, immutable points.
 FREE_POINTS = tuple(Point({}, s, None) for s in range(POOL_FREE_SEEDS))

@@ -49,7 +49,10 @@ class Lemmas:
         hyp = Fact(neg, "hyp", note="negated lemma")
         budget = Budget(*LEMMA_BUDGET)
         out = None
-        if too_large([neg], budget):
+        if too_large([neg], budget) or self.pool.split([(">=", target)], "prefix")[1]:
+            # A lemma that fails at a valid valuation (the pool's first
+            # points) is false: every fact a search would use holds there,
+            # so the search could only spend its budget and fail.
             self.cache[k] = None
             return None
         facts = self.lin.facts([neg], level)

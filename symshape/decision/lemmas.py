@@ -49,10 +49,11 @@ class Lemmas:
         hyp = Fact(neg, "hyp", note="negated lemma")
         budget = Budget(*LEMMA_BUDGET)
         out = None
-        if too_large([neg], budget) or self.pool.split([(">=", target)], "prefix")[1]:
+        if too_large([neg], budget) or self.pool.fails_at_first_points(target):
             # A lemma that fails at a valid valuation (the pool's first
             # points) is false: every fact a search would use holds there,
-            # so the search could only spend its budget and fail.
+            # so the search could only spend its budget and fail (the
+            # answer is None either way, only its cost differs).
             self.cache[k] = None
             return None
         facts = self.lin.facts([neg], level)

@@ -156,6 +156,15 @@ class ScopePool:
                 rest = self.rest
         return rest
 
+    def fails_at_first_points(self, p: Poly) -> bool:
+        """Is ``p`` negative at one of the pool's first points (where it is
+        defined)?  Only once those points are built: building them may take
+        a search, whose facts may ask this again (a lemma), so this never
+        builds them; the answer is then False (not shown)."""
+        if self.prefix is None and self.pool is None:
+            return False
+        return self.split([(">=", p)], "prefix")[1] is not None
+
     def _shared(self, key: str, build: Callable[[], Any]) -> Any:
         """What scopes built from the same constraint texts compute once."""
         shared = self.scope.shared_derivations

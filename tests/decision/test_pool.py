@@ -100,3 +100,37 @@ def test_a_claim_the_first_points_settle_never_builds_the_pool() -> None:
         decider = scope.decider()
         assert decider is not None
         assert decider.pool.pool is None and decider.pool.prefix is not None
+
+
+
+def test_a_lemma_false_at_the_first_points_is_not_searched_for(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``fails_at_first_points`` reads the pool's first points only once they
+    are built (building them may take a search whose facts ask for lemmas);
+    then a lemma they show false is answered without a search, with the
+    answer the search would give (none)."""
+    import symshape
+    from symshape.decision import lemmas
+    from symshape.decision import poly as P
+
+    scope = SymbolicScope(["a >= b + 8", "mod(a, 4) == 0"])
+    decider = scope.decider()
+    assert decider is not None
+    sp = decider.pool
+    a, b = symshape.symbolic_shape("a, b", scope=scope)
+    b_minus_a = P.from_expr(b - a)  # -11 at the first valuation (a = 12, b = 1)
+    assert sp.fails_at_first_points(b_minus_a) is False  # not built: not shown
+    sp.get_prefix()
+    assert sp.fails_at_first_points(b_minus_a) is True
+    searches: list[object] = []
+    real = lemmas.Search
+
+    def counting(*args: object, **kw: object) -> object:
+        searches.append(args)
+        return real(*args, **kw)  # type: ignore[arg-type]
+    monkeypatch.setattr(lemmas, "Search", counting)
+    assert decider.lemmas.prove(b_minus_a, 1) is None
+    assert searches == []
+    # one that holds there is searched for, and proved
+    assert decider.lemmas.prove(P.from_expr(a - b - 8), 1) is not None
+    assert len(searches) == 1

@@ -60,6 +60,27 @@ def _mono_interval(lo_hi: list[tuple[Bound, Bound, int]]) -> tuple[Bound, Bound]
     return lo, hi
 
 
+def _term_interval(scope: IntervalBounds, m: Mono,
+                   bounds: dict[Mono, tuple[Bound, Bound]]) -> tuple[Bound, Bound]:
+    """``scope._mono_interval(m)``, with ``bounds`` the monomial bounds to
+    read (the scope's, or those of a propagation under way), and the common
+    single atom taken here: a function of the compiled module is a C call,
+    where a method of the scope's class is a Python one."""
+    if len(m) == 1 and m[0][1] == 1:
+        a = m[0][0]
+        lo: Bound
+        hi: Bound
+        if type(a) is Var:
+            lo, hi = 1, math.inf
+        else:
+            lo, hi = scope._atom_interval(a)
+        pb = bounds.get(m)
+        if pb is not None:
+            return max(lo, pb[0]), min(hi, pb[1])
+        return lo, hi
+    return scope._mono_interval(m)
+
+
 @mypyc_attr(native_class=False)
 class IntervalBounds(ConstraintRules):
     """Interval bounds (the state is set up by ``SymbolicScope``)."""
@@ -210,20 +231,7 @@ class IntervalBounds(ConstraintRules):
         n_inf = 0
         finite_hi: int = c0
         for m, c in items:
-            lo: Bound
-            hi: Bound
-            if len(m) == 1 and m[0][1] == 1:
-                # _mono_interval inlined for a single atom, the common term
-                a = m[0][0]
-                if type(a) is Var:
-                    lo, hi = 1, math.inf
-                else:
-                    lo, hi = self._atom_interval(a)
-                pb = propagated.get(m)
-                if pb is not None:
-                    lo, hi = max(lo, pb[0]), min(hi, pb[1])
-            else:
-                lo, hi = self._mono_interval(m)
+            lo, hi = _term_interval(self, m, propagated)
             bounds.append((lo, hi))
             end = hi if c > 0 else lo
             if isinstance(end, float):  # c*end is +inf (the only floats are infinities)
@@ -384,20 +392,7 @@ class IntervalBounds(ConstraintRules):
                 lo += c
                 hi += c
                 continue
-            mlo: Bound
-            mhi: Bound
-            if len(m) == 1 and m[0][1] == 1:
-                # _mono_interval inlined for the common single atom.
-                a = m[0][0]
-                if type(a) is Var:
-                    mlo, mhi = 1, math.inf
-                else:
-                    mlo, mhi = self._atom_interval(a)
-                pb = mono_bounds.get(m)
-                if pb is not None:
-                    mlo, mhi = max(mlo, pb[0]), min(mhi, pb[1])
-            else:
-                mlo, mhi = self._mono_interval(m)
+            mlo, mhi = _term_interval(self, m, mono_bounds)
             if c <= 0:
                 if not c:
                     continue

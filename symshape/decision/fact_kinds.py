@@ -20,7 +20,7 @@ A :class:`~symshape.decision.facts.Fact` names its kind by a string (its
   product of variables that divides its terms, a lemma proved by its own
   refutation.
 
-(About 640 lines: nineteen short records, one per kind, each with its make,
+(About 690 lines: twenty short records, one per kind, each with its make,
 check and wording side by side; the certificate checker and the proof
 printer read them through the one table :data:`KINDS`, and splitting the
 records by family would only scatter that table.)
@@ -498,6 +498,58 @@ class QuotientAndNumerator(FactKind):
                 f"{w.ref(f.premises[0])} shows (its divisor is >= 1)")
 
 
+class NestedQuotient(FactKind):
+    """A quotient by ``k*D`` against the quotient of the same numerator by
+    ``D``: ``floordiv(N, k*D) == floordiv(floordiv(N, D), k)``, so with ``q1 =
+    floordiv(N, D)`` and ``q2 = floordiv(N, k*D)``, ``q1 - k*q2 >= 0`` (side
+    0) and ``k*q2 + k - 1 - q1 >= 0`` (side 1).  ``k`` is a polynomial, kept
+    with the two quotients in the fact's ``atom`` slot; it is an integer, and
+    >= 1 wherever both divisors are >= 1 (the domain of every question about
+    them).  What ``mod(floordiv(c, d), a + 1) >= 0`` needs once the algebra
+    has merged the two divisions: no linear combination makes the step (it
+    divides by ``D``)."""
+
+    name = "fd_nested"
+    derived = True
+
+    def make(self, inner: FloorDiv, outer: FloorDiv, k: Poly, side: int) -> Fact:
+        """Side ``side`` (see the class) for ``inner = floordiv(N, D)`` and
+        ``outer = floordiv(N, k*D)``."""
+        return Fact(self._poly(inner, outer, k, side), self.name, atom=(inner, outer, k, side))
+
+    @staticmethod
+    def _poly(inner: FloorDiv, outer: FloorDiv, k: Poly, side: int) -> Poly:
+        q1 = {P.atom_mono(inner): 1}
+        kq2 = P.mul(k, {P.atom_mono(outer): 1})
+        if side == 0:
+            return P.add(q1, kq2, -1)
+        return P.add(P.add(kq2, k), P.add(q1, P.const(1)), -1)
+
+    def check(self, c: Checking, f: Fact, ctx: frozenset[int]) -> Poly:
+        if not (isinstance(f.atom, tuple) and len(f.atom) == 4):
+            raise CertificateError("a nested quotient needs two quotients, a factor and a side")
+        inner, outer, k, side = f.atom
+        if type(inner) is not FloorDiv or type(outer) is not FloorDiv or side not in (0, 1) \
+                or not isinstance(k, dict):
+            raise CertificateError("a nested quotient needs two floordivs and a side")
+        if P.operand_poly(inner.num) != P.operand_poly(outer.num):
+            raise CertificateError("a nested quotient: the numerators differ")
+        if P.mul(k, P.operand_poly(inner.den)) != P.operand_poly(outer.den):
+            raise CertificateError("a nested quotient: the outer divisor is not the factor "
+                                   "times the inner one")
+        return self._poly(inner, outer, k, side)
+
+    def reason(self, w: Wording, f: Fact) -> str:
+        inner, outer, k, _ = f.atom
+        return f"{w.atom(outer)} = floordiv({w.atom(inner)}, {w.text(k)})"
+
+    def derivation(self, w: Wording, f: Fact) -> str:
+        return f"the floor division identity {self.reason(w, f)} (both divisors are >= 1)"
+
+    def summary(self, w: Wording, f: Fact) -> str:
+        return "a quotient by a multiple of a divisor, against the quotient by that divisor"
+
+
 class PositiveFactorQuotient(FactKind):
     """A fact divided by a positive factor: from ``M*R + c >= 0``, where the
     product of variables ``M`` divides every non-constant term and ``c <= 0``,
@@ -573,6 +625,7 @@ SQUARE = Square()
 FD_MONO = MonotoneDivision()
 FD_NUM = QuotientAndNumerator()
 FACTOR_QUOTIENT = PositiveFactorQuotient()
+FD_NESTED = NestedQuotient()
 UNKNOWN = FactKind()
 
 AXIOMS: dict[str, Axiom] = {k.name: k for k in (VAR, FD_LO, FD_HI, FD_DEN, MAX_GE0, MAX_GE_ARG)}
@@ -580,7 +633,7 @@ AXIOMS: dict[str, Axiom] = {k.name: k for k in (VAR, FD_LO, FD_HI, FD_DEN, MAX_G
 KINDS: dict[str, FactKind] = {
     **AXIOMS,
     **{k.name: k for k in (FD_LB, FD_UB, CONSTRAINT, IMPLICIT, HYP, CASE, PRODUCT, COMBO,
-                           LEMMA, SQUARE, FD_MONO, FD_NUM, FACTOR_QUOTIENT)}}
+                           LEMMA, SQUARE, FD_MONO, FD_NUM, FACTOR_QUOTIENT, FD_NESTED)}}
 AXIOM_KINDS = tuple(AXIOMS)
 
 
@@ -615,6 +668,7 @@ def make_fd_bound(kind: str, atom: Any, premises: Sequence[Fact]) -> Fact:
 
 make_fd_mono = FD_MONO.make
 make_fd_num = FD_NUM.make
+make_fd_nested = FD_NESTED.make
 make_factor_quotient = FACTOR_QUOTIENT.make
 make_square = SQUARE.make
 make_product = PRODUCT.make
@@ -637,12 +691,13 @@ def max_cases(atom: Max0) -> tuple[Fact, Fact]:
 
 __all__ = [
     "AXIOMS", "AXIOM_KINDS", "CASE", "COMBO", "CONSTRAINT", "FACTOR_QUOTIENT", "FD_DEN", "FD_HI",
-    "FD_LB",
+    "FD_LB", "FD_NESTED",
     "FD_LO", "FD_MONO", "FD_NUM", "FD_UB", "HYP", "IMPLICIT", "KINDS", "LEMMA", "MAX_GE0",
     "MAX_GE_ARG",
     "PRODUCT", "SQUARE", "UNKNOWN", "VAR", "Axiom", "Checking", "FactKind", "Wording",
     "axiom_poly", "combo_poly", "fd_bound", "fd_bound_poly", "kind_of", "make_axiom", "make_combo",
-    "make_factor_quotient", "make_fd_bound", "make_fd_mono", "make_fd_num", "make_product",
+    "make_factor_quotient", "make_fd_bound", "make_fd_mono", "make_fd_nested", "make_fd_num",
+    "make_product",
     "make_square", "max_cases",
     "split_cases",
 ]

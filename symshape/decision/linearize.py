@@ -42,6 +42,7 @@ from symshape.decision.fact_kinds import (
     make_combo,
     make_fd_bound,
     make_fd_mono,
+    make_fd_nested,
     make_fd_num,
     make_product,
 )
@@ -441,6 +442,7 @@ class Linearizer:
                 out.extend(self.mccormick(m))
         if level == INF:  # composite factors, for the query itself only
             out.extend(self.monotone_facts(atoms))
+            out.extend(self.nested_quotient_facts(atoms))
             for f in facts:
                 out.extend(self.factor_facts(f.poly))
                 if f.kind == "hyp":
@@ -473,6 +475,37 @@ class Linearizer:
                         lem = self.prove_lemma(d, level)
                         if lem is not None:
                             out.append(make_fd_mono(low, high, lem))
+        return out
+
+    def nested_quotient_facts(self, atoms: Iterable[Atom]) -> list[Fact]:
+        """For two quotients of one numerator whose divisors are ``D`` and
+        ``k*D`` (``k`` by exact division, not a constant 1): both sides of
+        ``floordiv(N, k*D) == floordiv(floordiv(N, D), k)`` (see
+        :class:`~symshape.decision.fact_kinds.NestedQuotient`)."""
+        groups: dict[Any, list[FloorDiv]] = {}
+        for a in atoms:
+            if type(a) is FloorDiv:
+                groups.setdefault(P.hkey(P.operand_poly(a.num)), []).append(a)
+        pairs = [qs for qs in groups.values() if len(qs) > 1]
+        if not pairs:
+            return []
+        # Orders that ignore the variables' names: the cap below keeps the
+        # first facts, which must not depend on them.
+        by_atom = canon.atom_order([P.mono(atom_mono(q)) for qs in pairs for q in qs])
+        out: list[Fact] = []
+        for qs in sorted(pairs, key=lambda qs: sorted(by_atom(q) for q in qs)):
+            quots = sorted(qs, key=by_atom)
+            for q1 in quots:
+                for q2 in quots:
+                    if q1 is q2:
+                        continue
+                    k = divide(P.operand_poly(q2.den), P.operand_poly(q1.den))
+                    if k is None or P.is_constant(k) and P.constant(k) <= 1:
+                        continue
+                    if len(out) >= NESTED_MAX:
+                        return out
+                    out.append(make_fd_nested(q1, q2, k, 0))
+                    out.append(make_fd_nested(q1, q2, k, 1))
         return out
 
     def equality_products(self, products: Iterable[Mono]) -> list[Fact]:
@@ -655,6 +688,9 @@ class Linearizer:
 
 # At most this many monotone-division facts per query.
 MONOTONE_MAX = 6
+
+# At most this many nested-quotient facts per query (two per pair of quotients).
+NESTED_MAX = 8
 
 # At most this many equality-product facts per query (they grow the LP).
 EQUALITY_PRODUCTS_MAX = 16

@@ -14,7 +14,7 @@ from symshape.decision.facts import Fact, Leaf, Refutation
 
 def test_every_record_is_registered_under_its_name() -> None:
     assert all(name == record.name for name, record in K.KINDS.items())
-    assert len(K.KINDS) == 19 and set(K.AXIOM_KINDS) <= set(K.KINDS)
+    assert len(K.KINDS) == 20 and set(K.AXIOM_KINDS) <= set(K.KINDS)
     assert K.kind_of(Fact({}, "no such kind")) is K.UNKNOWN
 
 
@@ -41,6 +41,7 @@ def made_facts() -> tuple[symshape.SymbolicScope, dict[str, Fact]]:
     ((implied, why),) = scope.implicit_facts
     a, b, c = symshape.symbolic_shape("a, b, c", scope=scope)
     (q,) = P.atoms_of(P.from_expr(a // 2))
+    (q2b,) = P.atoms_of(P.from_expr(a // (2 * b)))  # floordiv(a, 2*b): q divided by b
     (qb,) = P.atoms_of(P.from_expr(a // b))
     (qc,) = P.atoms_of(P.from_expr((a + c) // b))
     (m,) = P.atoms_of(P.from_expr(symshape.max_dim(a, b) - b))
@@ -71,6 +72,7 @@ def made_facts() -> tuple[symshape.SymbolicScope, dict[str, Fact]]:
         # the constraint times b^2 >= 0, a*b^2 - 2*b^2 >= 0, divided by b^2
         "factor_quotient": _made_factor_quotient(
             K.PRODUCT.make(constraint, K.SQUARE.make(P.from_expr(b)))),
+        "fd_nested": K.FD_NESTED.make(q, q2b, P.from_expr(b), 1),
     }
     return scope, facts
 
@@ -146,3 +148,42 @@ def test_a_fact_is_divided_only_by_a_product_of_variables_dividing_its_terms() -
                   premises=(K.HYP.make(P.from_expr(b * s - b * h + 1), "h"),))
     with pytest.raises(CertificateError):
         _Checker(scope).fact(forged, frozenset(id(p) for p in forged.premises))
+
+
+def test_a_quotient_by_a_multiple_of_a_divisor_is_the_quotient_of_the_quotient() -> None:
+    """``floordiv(c, (a + 1)*d) == floordiv(floordiv(c, d), a + 1)``: both
+    sides of the fact hold wherever the divisors are >= 1 (every sign of the
+    numerator), the checker takes the factor only where it multiplies the
+    inner divisor into the outer one, and the fact proves what the algebra's
+    merged form of ``mod(floordiv(c, d), a + 1)`` needs."""
+    from symshape.algebra.poly import value_at
+
+    scope = symshape.SymbolicScope()
+    a, c, d = symshape.symbolic_shape("a, c, d", scope=scope)
+    (inner,) = P.atoms_of(P.from_expr(c // d))
+    (outer,) = P.atoms_of(P.from_expr(c // ((a + 1) * d)))
+    k = P.from_expr(a + 1)
+    sides = [K.FD_NESTED.make(inner, outer, k, side) for side in (0, 1)]
+    for f in sides:
+        _Checker(scope).fact(f, frozenset())
+    for av in range(1, 5):
+        for dv in range(1, 5):
+            for cv in range(-30, 31):
+                env = {"a": av, "c": cv, "d": dv}  # c < 1 too: the identity needs no sign
+                for f in sides:
+                    value = value_at(f.poly, env, {}, 1, None)
+                    assert value is not None and value >= 0, (f, env)
+    wrong_k = K.FD_NESTED.make(inner, outer, P.from_expr(a + 2), 0)
+    with pytest.raises(CertificateError, match="not the factor times"):
+        _Checker(scope).fact(wrong_k, frozenset())
+    (other,) = P.atoms_of(P.from_expr((c + 1) // ((a + 1) * d)))
+    with pytest.raises(CertificateError, match="numerators differ"):
+        _Checker(scope).fact(K.FD_NESTED.make(inner, other, k, 0), frozenset())
+    for claim, status in [("mod(floordiv(c, d), a + 1) >= 0", "proved"),
+                          ("mod(floordiv(c, d), a + 1) <= a", "proved"),
+                          ("mod(floordiv(c, d), a + 1) <= a - 1", "inconclusive")]:
+        v = symshape.prove(claim)
+        assert str(v.status) == status, (claim, v)
+        if v.certificate is not None:
+            assert v.certificate.check()
+            assert "floor division identity" in v.explain()

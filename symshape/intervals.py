@@ -62,23 +62,24 @@ def _mono_interval(lo_hi: list[tuple[Bound, Bound, int]]) -> tuple[Bound, Bound]
 
 def _term_interval(scope: IntervalBounds, m: Mono,
                    bounds: dict[Mono, tuple[Bound, Bound]]) -> tuple[Bound, Bound]:
-    """``scope._mono_interval(m)``, with ``bounds`` the monomial bounds to
-    read (the scope's, or those of a propagation under way), and the common
-    single atom taken here: a function of the compiled module is a C call,
-    where a method of the scope's class is a Python one."""
+    """The interval of monomial ``m`` in ``scope``, clamped by ``bounds``, the
+    monomial bounds to read (the scope's, or those of a propagation under
+    way).  A function, not a method: in the compiled module a call to it is
+    a C call, where a method of the scope's class is a Python one."""
+    lo: Bound
+    hi: Bound
     if len(m) == 1 and m[0][1] == 1:
         a = m[0][0]
-        lo: Bound
-        hi: Bound
         if type(a) is Var:
             lo, hi = 1, math.inf
         else:
             lo, hi = scope._atom_interval(a)
-        pb = bounds.get(m)
-        if pb is not None:
-            return max(lo, pb[0]), min(hi, pb[1])
-        return lo, hi
-    return scope._mono_interval(m)
+    else:
+        lo, hi = _mono_interval([(*scope._factor_interval(a), k) for a, k in m])
+    pb = bounds.get(m)
+    if pb is not None:
+        return max(lo, pb[0]), min(hi, pb[1])
+    return lo, hi
 
 
 @mypyc_attr(native_class=False)
@@ -355,14 +356,7 @@ class IntervalBounds(ConstraintRules):
         return lo, hi
 
     def _mono_interval(self, m: Mono) -> tuple[Bound, Bound]:
-        if len(m) == 1 and m[0][1] == 1:
-            lo, hi = self._atom_interval(m[0][0])
-        else:
-            lo, hi = _mono_interval([(*self._factor_interval(a), k) for a, k in m])
-        pb = self._mono_bounds.get(m)
-        if pb is not None:
-            lo, hi = max(lo, pb[0]), min(hi, pb[1])
-        return lo, hi
+        return _term_interval(self, m, self._mono_bounds)
 
     def interval(self, e: DimExpr | int) -> tuple[Bound, Bound]:
         """Cheap, sound interval bounds of ``e`` (cached per scope)."""

@@ -43,7 +43,16 @@ COMPILED = ("symshape/util.py", "symshape/_fastparse.py", "symshape/parsing.py",
             "symshape/algebra/maxmin.py",
             "symshape/algebra/substitute.py", "symshape/build.py", "symshape/repair.py",
             "symshape/rules.py", "symshape/intervals.py", "symshape/witness.py",
-            "symshape/scope.py")
+            "symshape/scope.py",
+            # the decision procedure's inner loops: its facts, valuations and search
+            "symshape/decision/poly.py", "symshape/decision/canon.py",
+            "symshape/decision/facts.py", "symshape/decision/derivations.py",
+            "symshape/decision/fact_kinds.py", "symshape/decision/replay.py",
+            "symshape/decision/products.py", "symshape/decision/linearize.py",
+            "symshape/decision/simplex.py", "symshape/decision/search.py",
+            "symshape/decision/valuations.py", "symshape/decision/probe.py",
+            "symshape/decision/pool.py", "symshape/decision/tactics/intervals.py",
+            "symshape/decision/tactics/directed.py")
 #: written next to the compiled modules: the source digest each was built from
 STAMP = "symshape/_compiled.json"
 PURE_ENV = "SYMSHAPE_PURE_PYTHON"
@@ -70,6 +79,39 @@ def compile_wanted() -> tuple[bool, str]:
     return True, ""
 
 
+def _jobs() -> int:
+    """The C compiler processes to run at once: one per usable core."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # (not on every platform)
+        return max(1, os.cpu_count() or 1)
+
+
+def _parallel_build_ext() -> type:
+    """setuptools' ``build_ext``, compiling the C files of one extension module
+    in parallel (mypyc's library of all the modules is one extension with a
+    file per module; setuptools compiles one extension's files one by one)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from setuptools.command.build_ext import build_ext
+
+    class ParallelBuildExt(build_ext):
+        def build_extensions(self) -> None:
+            compile_files = self.compiler.compile
+
+            def compile_all(sources: list[str], *args: Any, **kwargs: Any) -> list[str]:
+                # each file on its own: the compiler runs as a subprocess, so
+                # threads are enough to keep every core busy
+                with ThreadPoolExecutor(_jobs()) as pool:
+                    objects = pool.map(lambda s: compile_files([s], *args, **kwargs), sources)
+                    return [o for group in objects for o in group]
+
+            self.compiler.compile = compile_all
+            super().build_extensions()
+
+    return ParallelBuildExt
+
+
 def compile_into(out: Path) -> list[Path]:
     """Compile ``COMPILED`` with mypyc, leaving the extension modules and the
     stamp under ``out`` (laid out as in the package).  Raises on failure."""
@@ -82,11 +124,15 @@ def compile_into(out: Path) -> list[Path]:
         os.chdir(ROOT)  # mypy resolves the modules from the project root
         config = work / "mypy.ini"
         config.write_text(_MYPY_CONFIG)
+        # One C file per module (multi_file): smaller units compile faster in
+        # all, and on several cores at once (see _parallel_build_ext).
         exts = mypycify(["--config-file", str(config), "--cache-dir", str(work / "cache"),
                          *COMPILED], only_compile_paths=COMPILED, opt_level="3",
-                        target_dir=str(work / "c"))
+                        target_dir=str(work / "c"), multi_file=True)
         dist = Distribution({"name": "symshape-compiled", "ext_modules": exts})
+        dist.cmdclass["build_ext"] = _parallel_build_ext()
         build_ext: Any = dist.get_command_obj("build_ext")
+        build_ext.parallel = _jobs()
         build_ext.build_lib = str(out)
         build_ext.build_temp = str(work / "obj")
         dist.run_command("build_ext")

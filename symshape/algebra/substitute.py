@@ -37,36 +37,50 @@ def substitute(e: DimExpr | int, env: Mapping[str, DimExpr | int],
     if isinstance(e, int):
         return e
     target = scope if scope is not None else e.scope
-    cache: dict[Atom, DimExpr | int] = {}
+    return _Substitution(env, target).expr(e)
 
-    def atom_value(a: Atom) -> DimExpr | int:
-        v = cache.get(a)
+
+class _Substitution:
+    """One substitution, with a cache of the values of atoms (a class, not
+    nested functions: in the compiled build those and the frame they close
+    over refer to each other, a reference cycle)."""
+
+    __slots__ = ("env", "target", "cache")
+
+    def __init__(self, env: Mapping[str, DimExpr | int], target: AlgebraScope) -> None:
+        self.env = env
+        self.target = target
+        self.cache: dict[Atom, DimExpr | int] = {}
+
+    def atom(self, a: Atom) -> DimExpr | int:
+        """The value of an atom."""
+        v = self.cache.get(a)
         if v is not None:
             return v
         if type(a) is Var:
-            v = env[a.name] if a.name in env else target.var(a.name)
+            v = self.env[a.name] if a.name in self.env else self.target.var(a.name)
         elif type(a) is FloorDiv:
-            v = floordiv(rec(a.num), rec(a.den))
+            v = floordiv(self.expr(a.num), self.expr(a.den))
         else:
             assert type(a) is Max0
-            v = max_expr(rec(a.arg), 0)
-        cache[a] = v
+            v = max_expr(self.expr(a.arg), 0)
+        self.cache[a] = v
         return v
 
-    def rec(x: DimExpr | int) -> DimExpr | int:
+    def expr(self, x: DimExpr | int) -> DimExpr | int:
+        """The value of an expression."""
         if isinstance(x, int):
             return x
+        target = self.target
         total: DimExpr | int = 0
         for m, c in x.terms.items():
             v: DimExpr | int = c
             for a, k in m:
-                av = atom_value(a)
+                av = self.atom(a)
                 for _ in range(k):
                     v = mul_any(v, av, target) if isinstance(av, DimExpr) else v * av
             total = total + v
         return total
-
-    return rec(e)
 
 
 class ScopeCopier:

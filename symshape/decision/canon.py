@@ -134,24 +134,29 @@ def _places(polys: Sequence[P.Poly]) -> dict[str, list[_Place]]:
     out: dict[str, list[_Place]] = {}
     seen: set[Atom] = set()
     todo: list[Atom] = []
-
-    def visit(parent: Atom | None, i: int, terms: Any) -> None:
-        for m, c in terms.items():
-            for a, _ in m:
-                if type(a) is Var:
-                    out.setdefault(a.name, []).append((parent, i, m, c))
-                elif a not in seen:
-                    seen.add(a)
-                    todo.append(a)
-
     for i, p in enumerate(polys):
-        visit(None, i, p)
+        _visit_places(out, seen, todo, None, i, p)
     while todo:
         a = todo.pop()
         for k, o in enumerate(a.operands):
             if isinstance(o, DimExpr):
-                visit(a, k, o.terms)
+                _visit_places(out, seen, todo, a, k, o.terms)
     return out
+
+
+# (Helpers at module level, not nested functions: in the compiled build a
+# nested function and the frame it closes over refer to each other, a
+# reference cycle left to the collector on every call.)
+def _visit_places(out: dict[str, list[_Place]], seen: set[Atom], todo: list[Atom],
+                  parent: Atom | None, i: int, terms: Any) -> None:
+    """Record the places of ``terms``'s variables; queue its new atoms."""
+    for m, c in terms.items():
+        for a, _ in m:
+            if type(a) is Var:
+                out.setdefault(a.name, []).append((parent, i, m, c))
+            elif a not in seen:
+                seen.add(a)
+                todo.append(a)
 
 
 def place_colors(polys: Sequence[P.Poly], skip: Container[str] = ()) -> dict[str, int]:
@@ -167,18 +172,33 @@ def place_colors(polys: Sequence[P.Poly], skip: Container[str] = ()) -> dict[str
         for name, where in _places(polys).items() if name not in skip}
 
 
-def place_color_order(polys: Sequence[P.Poly]) -> Callable[[str], int]:
+class PlaceColorOrder:
     """``name -> colour`` of :func:`place_colors` (0 for a variable without
     places), computed on the first call: a directed valuation asks for it
     only when it has to choose between variables, and most never do."""
-    colors: dict[str, int] | None = None
 
-    def order(name: str) -> int:
-        nonlocal colors
+    __slots__ = ("_polys", "_colors")
+
+    def __init__(self, polys: Sequence[P.Poly]) -> None:
+        self._polys = polys
+        self._colors: dict[str, int] | None = None
+
+    @property
+    def computed(self) -> bool:
+        """Have the colours been computed (has anyone asked)?"""
+        return self._colors is not None
+
+    def __call__(self, name: str) -> int:
+        colors = self._colors
         if colors is None:
-            colors = place_colors(polys)
+            colors = self._colors = place_colors(self._polys)
         return colors.get(name, 0)
-    return order
+
+
+def place_color_order(polys: Sequence[P.Poly]) -> PlaceColorOrder:
+    """The :class:`PlaceColorOrder` of ``polys`` (colours computed when first
+    asked)."""
+    return PlaceColorOrder(polys)
 
 
 def variable_colors(polys: Sequence[P.Poly], rounds: int = MAX_ROUNDS) -> dict[str, int]:
@@ -216,11 +236,12 @@ def column_order(polys: Sequence[P.Poly]) -> Callable[[Mono], tuple[int, int, in
     round already tells apart the variables of a question's roles.
     :func:`sort_columns` sorts by it at less cost."""
     dg = _Digests(variable_colors(polys, rounds=1))
+    return lambda m: _column_key(dg, m)  # (a lambda: see _visit_places)
 
-    def key(m: Mono) -> tuple[int, int, int, int]:
-        degree, named = P.column_key(m)
-        return degree, -_mono_depth(m), dg.mono(m), named
-    return key
+
+def _column_key(dg: _Digests, m: Mono) -> tuple[int, int, int, int]:
+    degree, named = P.column_key(m)
+    return degree, -_mono_depth(m), dg.mono(m), named
 
 
 def _mono_depth(m: Mono) -> int:
@@ -266,11 +287,8 @@ def atom_order(polys: Sequence[P.Poly]) -> Callable[[Atom], tuple[int, int]]:
     """A sort key for the atoms of ``polys``: a digest built from the
     variables' colours, then the name-based digest (to break ties)."""
     dg = _Digests(variable_colors(polys))
-
-    def key(a: Atom) -> tuple[int, int]:
-        return dg.atom(a), P.atom_digest(a)
-    return key
+    return lambda a: (dg.atom(a), P.atom_digest(a))  # (a lambda: see _visit_places)
 
 
-__all__ = ["atom_depth", "atom_order", "column_order", "place_color_order", "place_colors",
-           "sort_columns", "variable_colors"]
+__all__ = ["PlaceColorOrder", "atom_depth", "atom_order", "column_order", "place_color_order",
+           "place_colors", "sort_columns", "variable_colors"]

@@ -121,7 +121,7 @@ class Decider:
         :meth:`symshape.SymbolicScope.release`: neither is used again."""
         lin = self.__dict__.get("lin")
         if lin is not None:
-            lin.__dict__.clear()
+            lin.release()
         self.__dict__.clear()
 
     def _reset(self, lin: Linearizer | None = None) -> None:

@@ -61,6 +61,22 @@ def _finite(x: Any) -> bool:
     return isinstance(x, int)
 
 
+def _no_lemma(p: Poly, level: int) -> Fact | None:
+    return None
+
+
+def _no_probe(p: Poly) -> list[int]:
+    return []
+
+
+def _no_facts() -> list[Fact]:
+    return []
+
+
+def _no_axioms(a: Atom) -> tuple[Fact, ...]:
+    return ()
+
+
 class Linearizer:
     """Per-scope builder and cache of facts."""
 
@@ -69,7 +85,7 @@ class Linearizer:
         self.scope = scope
         self.prove_lemma = prove_lemma
         # values of a polynomial at fixed sample valuations (candidate bounds)
-        self.probe: Callable[[Poly], list[int]] = probe or (lambda f: [])
+        self.probe: Callable[[Poly], list[int]] = probe or _no_probe
         self._axioms: dict[Atom, tuple[Fact, ...]] = {}
         self._sub: dict[Atom, tuple[Atom, ...]] = {}
         self._fdb: dict[Atom, tuple[Fact | None, Fact | None]] = {}
@@ -85,6 +101,19 @@ class Linearizer:
         # Lazily replayed propagation steps (see propagated_fact), by index.
         self._step_facts: dict[int, Fact | None] = {}
         self.replay = StepReplay(scope, self.constraint_facts, self.axioms, self._step_facts)
+
+    def release(self) -> None:
+        """Drop the callbacks into the decider and every table (the decider
+        and this linearizer refer to each other, a reference cycle), for
+        :meth:`symshape.decision.engine.Decider.release`: not used again."""
+        self.prove_lemma = _no_lemma
+        self.probe = _no_probe
+        for table in (self._axioms, self._sub, self._fdb, self._fdnum, self._lower,
+                      self._upper, self._mcc, self._base, self._pbounds, self._factor,
+                      self._step_facts):
+            table.clear()
+        self._eqs = self._cfacts = None
+        self.replay = StepReplay(None, _no_facts, _no_axioms, {})
 
     def structural_copy(self, prove_lemma: LemmaProver,
                         probe: Callable[[Poly], list[int]] | None = None) -> Linearizer:
@@ -203,37 +232,35 @@ class Linearizer:
             lower = upper = None
             if type(a) is FloorDiv and isinstance(a.den, DimExpr):
                 lv = self.depth(a)
-
-                def lemma(p: Poly, lv: int = lv) -> Fact | None:
-                    return self.prove_lemma(p, lv)
+                lemma = self.prove_lemma
                 num, den = P.from_expr(a.num), P.from_expr(a.den)
                 nlo, nhi = self.scope.interval(a.num)
                 dlo, dhi = self.scope.interval(a.den)
                 low = nlo if _finite(nlo) else 0
-                p1 = lemma(P.add(num, P.const(-low)))
+                p1 = lemma(P.add(num, P.const(-low)), lv)
                 if p1 is not None:
                     prems = [p1]
                     if low > 0 and _finite(dhi):
-                        p2 = lemma(P.add(P.const(dhi), den, -1))
+                        p2 = lemma(P.add(P.const(dhi), den, -1), lv)
                         if p2 is not None:
                             prems.append(p2)
                     lower = make_fd_bound("fd_lb", a, prems)
                 if _finite(nhi):
-                    p1 = lemma(P.add(P.const(nhi), num, -1))
+                    p1 = lemma(P.add(P.const(nhi), num, -1), lv)
                     if p1 is not None:
                         prems = [p1]
                         p2 = None
                         if nhi >= 0 and _finite(dlo) and dlo > 1:
-                            p2 = lemma(P.add(den, P.const(-dlo)))
+                            p2 = lemma(P.add(den, P.const(-dlo)), lv)
                         elif nhi < 0 and _finite(dhi):
-                            p2 = lemma(P.add(P.const(dhi), den, -1))
+                            p2 = lemma(P.add(P.const(dhi), den, -1), lv)
                         if p2 is not None:
                             prems.append(p2)
                         upper = make_fd_bound("fd_ub", a, prems)
                 if upper is None or P.constant(upper.poly) > 0:
                     # num <= den - 1 makes the quotient <= 0 (floordiv(r, d) under
                     # r <= d - 1), which no constant bound of num shows.
-                    p1 = lemma(P.add(P.add(den, P.const(-1)), num, -1))
+                    p1 = lemma(P.add(P.add(den, P.const(-1)), num, -1), lv)
                     if p1 is not None:
                         upper = make_fd_bound("fd_ub", a, [p1])
             fs = self._fdb[a] = (lower, upper)

@@ -94,6 +94,10 @@ class Notes:
         self.divides: bool | None = None  # see has_symbolic_divisor
 
 
+#: the fields of :class:`Notes` (a :class:`NoteMemo` names one of them)
+_NOTE_FIELDS = ("digest", "size", "shape", "depth", "divides")
+
+
 def notes(x: Atom | Mono) -> Notes:
     """The :class:`Notes` of an atom or monomial (made on first use)."""
     n: Notes | None = x.memo
@@ -102,7 +106,7 @@ def notes(x: Atom | Mono) -> Notes:
     return n
 
 
-class NoteMemo(MutableMapping[Any, int]):
+class NoteMemo(MutableMapping[Any, Any]):
     """One field of the :class:`Notes` of atoms (or monomials), as the memo
     of :func:`symshape.algebra.atoms.fold_atoms` (a mapping; None in a field
     means "not computed")."""
@@ -110,14 +114,14 @@ class NoteMemo(MutableMapping[Any, int]):
     __slots__ = ("field",)
 
     def __init__(self, field: str) -> None:
-        assert field in Notes.__slots__
+        assert field in _NOTE_FIELDS
         self.field = field
 
     def __contains__(self, x: object) -> bool:
         n = getattr(x, "memo", None)
         return n is not None and getattr(n, self.field) is not None
 
-    def __getitem__(self, x: Any) -> int:
+    def __getitem__(self, x: Any) -> Any:
         n = x.memo
         v = None if n is None else getattr(n, self.field)
         if v is None:
@@ -130,7 +134,7 @@ class NoteMemo(MutableMapping[Any, int]):
         v = None if n is None else getattr(n, self.field)
         return default if v is None else v
 
-    def __setitem__(self, x: Any, value: int) -> None:
+    def __setitem__(self, x: Any, value: Any) -> None:
         setattr(notes(x), self.field, value)
 
     def __delitem__(self, x: Any) -> None:

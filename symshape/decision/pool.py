@@ -216,11 +216,10 @@ class ScopePool:
             k = own.get(v, 1)
             start[v] = -(-self.scope.var_lower_bound(v) // k) * k
         rank = {v: i for i, v in enumerate(order)}
-
-        def value(env: dict[str, int], p: Poly) -> int:
-            return self.point(env).poly(p)
-        return repaired(start, polys, value, growth_rates_at, lambda v: rank.get(v, len(rank)),
-                        step)
+        # (lambdas, not nested functions: in the compiled build a nested
+        # function and its frame refer to each other, a reference cycle)
+        return repaired(start, polys, lambda env, p: self.point(env).poly(p), growth_rates_at,
+                        lambda v: rank.get(v, len(rank)), step)
 
     def by_place(self) -> list[str]:
         """The constraint variables ordered by their places in the constraints,
@@ -240,12 +239,7 @@ class ScopePool:
         valuation is found."""
         models: list[dict[str, int]] = []
         keys: set[tuple[tuple[str, int], ...]] = set()
-
-        def add(env: dict[str, int]) -> None:
-            k = tuple(sorted(env.items()))
-            if k not in keys and self.valid(self.point(env)):
-                keys.add(k)
-                models.append(env)
+        add = _ModelList(self, models, keys).add  # (see _ModelList)
 
         for env in self.cheap_candidates():
             add(env)
@@ -358,6 +352,28 @@ class ScopePool:
             elif fails is None:
                 fails = pool.point(i)
         return holds, fails
+
+
+
+class _ModelList:
+    """Adds valid valuations, each once, to a list of models (a class, not a
+    nested function: in the compiled build a nested function and the frame
+    it closes over refer to each other, a reference cycle)."""
+
+    __slots__ = ("pool", "models", "keys")
+
+    def __init__(self, pool: ScopePool, models: list[dict[str, int]],
+                 keys: set[tuple[tuple[str, int], ...]]) -> None:
+        self.pool = pool
+        self.models = models
+        self.keys = keys
+
+    def add(self, env: dict[str, int]) -> None:
+        """Append ``env`` if it is new and valid."""
+        k = tuple(sorted(env.items()))
+        if k not in self.keys and self.pool.valid(self.pool.point(env)):
+            self.keys.add(k)
+            self.models.append(env)
 
 
 __all__ = ["ModelFinder", "ScopePool"]

@@ -50,22 +50,6 @@ def monotone_signs(d: Poly) -> dict[str, int]:
     # nested maxima share subterms, and walking them as a tree is exponential.
     seen: set[tuple[Any, int]] = set()
     hidden: set[Any] = set()
-
-    def note(name: str, sign: int) -> None:
-        if signs.setdefault(name, sign) != sign:
-            mixed.add(name)
-
-    def opaque(terms: Poly) -> None:
-        stack = [a for m in terms for a, _ in m]
-        while stack:
-            a = stack.pop()
-            if type(a) is Var:
-                mixed.add(a.name)
-            elif a not in hidden:
-                hidden.add(a)
-                stack.extend(b for o in a.operands if not isinstance(o, int)
-                             for m in o.terms for b, _ in m)
-
     todo: list[tuple[Poly, int]] = [(d, 1)]
     while todo:
         terms, sign = todo.pop()
@@ -75,7 +59,9 @@ def monotone_signs(d: Poly) -> dict[str, int]:
             s = sign if c > 0 else -sign
             if all(type(a) is Var for a, _ in m):
                 for a, _ in m:
-                    note(a.name, s)  # type: ignore[attr-defined]
+                    name = a.name  # type: ignore[attr-defined]
+                    if signs.setdefault(name, s) != s:
+                        mixed.add(name)
                 continue
             a = m[0][0]
             if len(m) == 1 and m[0][1] == 1 and (type(a) is Max0 or (
@@ -96,9 +82,9 @@ def monotone_signs(d: Poly) -> dict[str, int]:
                         if n_sign:
                             todo.append((a.den.terms, -s * n_sign))
                         else:
-                            opaque(a.den.terms)
+                            _opaque(a.den.terms, mixed, hidden)
                 continue
-            opaque({m: c})
+            _opaque({m: c}, mixed, hidden)
     return {x: s for x, s in signs.items() if x not in mixed}
 
 
@@ -254,23 +240,52 @@ def roots(env: dict[str, int], d: Poly, order: Callable[[str], object],
             yield found
 
 
+def _opaque(terms: Poly, mixed: set[str], hidden: set[Any]) -> None:
+    """Mark every variable in ``terms`` as mixed (met inside something not
+    monotone), each atom walked once (``hidden``)."""
+    stack = [a for m in terms for a, _ in m]
+    while stack:
+        a = stack.pop()
+        if type(a) is Var:
+            mixed.add(a.name)
+        elif a not in hidden:
+            hidden.add(a)
+            stack.extend(b for o in a.operands if not isinstance(o, int)
+                         for m in o.terms for b, _ in m)
+
+
+class _Along:
+    """``d``'s values as one variable of a valuation moves, counted down from
+    :data:`ROOT_EVALUATIONS` (a class, not a nested function: in the compiled
+    build a nested function and its frame refer to each other, a cycle)."""
+
+    __slots__ = ("trial", "x", "d", "value", "left")
+
+    def __init__(self, env: dict[str, int], x: str, d: Poly, value: Value) -> None:
+        self.trial = dict(env)
+        self.x = x
+        self.d = d
+        self.value = value
+        self.left = ROOT_EVALUATIONS
+
+    def at(self, v: int) -> int | None:
+        """``d`` with the variable at ``v`` (None: undefined there)."""
+        self.left -= 1
+        self.trial[self.x] = v
+        return self.value(self.trial, self.d)
+
+
 def _root_along(env: dict[str, int], x: str, direction: int, d: Poly, d0: int,
                 value: Value) -> dict[str, int] | None:
     """``env`` with ``x`` moved in ``direction`` (1: up) to a value where ``d``
     is 0, or None when none is found within :data:`ROOT_EVALUATIONS`."""
-    trial = dict(env)
-    budget = [ROOT_EVALUATIONS]
-
-    def at(v: int) -> int | None:
-        budget[0] -= 1
-        trial[x] = v
-        return value(trial, d)
-
+    along = _Along(env, x, d, value)
+    at, trial = along.at, along.trial
     v0 = env[x]
     near, d_near = v0, d0  # the last value tried where d has the sign of d0
     step = 1
     far = None
-    while budget[0] > 0:
+    while along.left > 0:
         v = max(v0 + direction * step, 1)
         dv = at(v)
         if dv is None:
@@ -295,7 +310,7 @@ def _root_along(env: dict[str, int], x: str, direction: int, d: Poly, d0: int,
     if far is None:
         return None
     # d has the sign of d0 at near and the other sign at far
-    while abs(far - near) > 1 and budget[0] > 0:
+    while abs(far - near) > 1 and along.left > 0:
         mid = (near + far) // 2
         dm = at(mid)
         if dm is None:

@@ -70,6 +70,25 @@ Result = Refuted | Model | Unknown
 #: not of a maximum) the form and the bound, which :meth:`Search._walking` tracks.
 Choice = tuple[tuple[Fact, Fact], Callable[[Node, Node], Node], int, "tuple[Poly, int] | None"]
 
+
+# (The builders are lambdas made at module level, not nested functions: in
+# the compiled build a nested function and the frame it closes over refer to
+# each other, a reference cycle left to the collector at every split.)
+def _split_builder(form: Poly, bound: int, lc: Fact, rc: Fact) -> Callable[[Node, Node], Node]:
+    """The builder of a :class:`Split` of ``form`` at ``bound``."""
+    return lambda left, right: Split(form, bound, left, right, lc, rc)
+
+
+def _max_split_builder(atom: Max0, lc: Fact, rc: Fact) -> Callable[[Node, Node], Node]:
+    """The builder of a :class:`MaxSplit` of ``atom``."""
+    return lambda left, right: MaxSplit(atom, left, right, lc, rc)
+
+
+def _lattice_form(cols: list[int], row: list[int]) -> dict[int, int]:
+    """A lattice coordinate (a row of ``V^-1``) as a form of the columns."""
+    return {cols[k]: c for k, c in enumerate(row) if c}
+
+
 def _ext_gcd(a: int, b: int) -> tuple[int, int, int]:
     """``(g, u, w)`` with ``u*a + w*b == g == gcd(a, b) > 0`` (``b != 0``)."""
     r0, r1, u0, u1, w0, w1 = a, b, 1, 0, 0, 1
@@ -369,10 +388,7 @@ class Search:
             fl -= 1  # right case fixes the column at its upper bound
         form: Poly = {self.monos[j]: 1}
         lc, rc = split_cases(form, fl)
-
-        def build(left: Node, right: Node) -> Node:
-            return Split(form, fl, left, right, lc, rc)
-        return (lc, rc), build, 0, (form, fl)
+        return (lc, rc), _split_builder(form, fl, lc, rc), 0, (form, fl)
 
     def _value(self, p: Poly) -> Fraction:
         # in integers over a common denominator, then one Fraction
@@ -408,13 +424,9 @@ class Search:
                 if Fraction(n, d) == max(av, 0):
                     continue
             lc, rc = max_cases(atom)
-
-            def build_max(left: Node, right: Node, atom: Max0 = atom, lc: Fact = lc,
-                          rc: Fact = rc) -> Node:
-                return MaxSplit(atom, left, right, lc, rc)
             # explore first the case closer to the current point
             first = 0 if av <= 0 else 1
-            return (lc, rc), build_max, first, None
+            return (lc, rc), _max_split_builder(atom, lc, rc), first, None
         frac = -1
         rows, num = sx.rows, sx.num
         for j in range(len(self.monos)):
@@ -433,11 +445,8 @@ class Search:
         fl = math.floor(value)
         poly: Poly = {self.monos[k]: c for k, c in form.items()}
         lc, rc = split_cases(poly, fl)
-
-        def build_split(left: Node, right: Node) -> Node:
-            return Split(poly, fl, left, right, lc, rc)
         first = 0 if value - fl <= Fraction(1, 2) else 1
-        return (lc, rc), build_split, first, (poly, fl)
+        return (lc, rc), _split_builder(poly, fl, lc, rc), first, (poly, fl)
 
     # -- integer reasoning with equalities ------------------------------------------
     def _lattice_split(self) -> tuple[dict[int, int], Fraction] | None:
@@ -488,13 +497,10 @@ class Search:
         scale = math.lcm(*[d for _, d in parts])
         point = [n * (scale // d) for n, d in parts]
 
-        def as_form(i: int) -> dict[int, int]:
-            return {cols[k]: c for k, c in enumerate(vinv[i]) if c}
-
         zs = [sum([c * x for c, x in zip(vi, point, strict=True)]) for vi in vinv]
         for i in range(rank):  # determined by the equalities
             if zs[i] % scale:
-                return as_form(i), Fraction(zs[i], scale)
+                return _lattice_form(cols, vinv[i]), Fraction(zs[i], scale)
         # bounded forms that move in steps of g > 1 on the lattice (only the
         # variables whose step is > 1 can, in increasing order)
         for v in lat.steps:
@@ -520,7 +526,7 @@ class Search:
             out: dict[int, int] = {}
             for i in range(rank, m):
                 if coef[i]:
-                    for j, c in as_form(i).items():
+                    for j, c in _lattice_form(cols, vinv[i]).items():
                         out[j] = out.get(j, 0) + (coef[i] // g) * c
             for j, c in form.items():
                 if j not in pos:
@@ -530,7 +536,7 @@ class Search:
                 return out, value
         for i in range(rank, m):  # free lattice coordinates
             if zs[i] % scale:
-                return as_form(i), Fraction(zs[i], scale)
+                return _lattice_form(cols, vinv[i]), Fraction(zs[i], scale)
         return None
 
     def _eq_form(self, v: int) -> dict[int, int] | None:

@@ -23,7 +23,7 @@ import math
 import time
 from collections.abc import Callable
 from fractions import Fraction
-from typing import Any
+from typing import Any, Final
 
 from symshape import arguments
 
@@ -83,6 +83,14 @@ def walk_limit(scale: float) -> int:
 FIRST_STAGE = 4
 
 
+#: Told of every :class:`Budget` made.  Empty unless something measures the
+#: engine's work (the test suite's work meter, ``tests/conftest.py``): a
+#: compiled class cannot be wrapped from outside, so the meter listens here.
+BUDGET_WATCHERS: Final[list[Callable[[Budget], None]]] = []
+#: Told of every :class:`Simplex` tableau made (as :data:`BUDGET_WATCHERS`).
+TABLEAU_WATCHERS: Final[list[Callable[[Simplex], None]]] = []
+
+
 class Budget:
     """Counts the work of one query: row updates in pivots, and search nodes.
 
@@ -107,6 +115,9 @@ class Budget:
         #: the work after which a search that has closed no case split gives up
         #: (None: no such first stage; see :meth:`staged`)
         self.stage_work: int | None = None
+        if BUDGET_WATCHERS:
+            for watch in BUDGET_WATCHERS:
+                watch(self)
 
     def staged(self) -> Budget:
         """This budget in two stages: past a :data:`FIRST_STAGE` share of its
@@ -155,8 +166,10 @@ class Limits:
 
     __slots__ = ("scale", "deadline", "progress", "what", "_start", "_next_report")
 
-    def __init__(self, scale: float = 1.0, time_limit: float | None = None,
-                 progress: Callable[[float, str], None] | None = None) -> None:
+    # (The arguments are the user's, checked here: typed as anything, since the
+    # compiled build checks annotations before the body runs.)
+    def __init__(self, scale: object = 1.0, time_limit: object = None,
+                 progress: object = None) -> None:
         self.scale = arguments.budget(scale)
         limit = arguments.time_limit(time_limit)
         self._start = time.monotonic()
@@ -217,6 +230,9 @@ class Simplex:
         # in it is within its bounds, so check() scans only these rows, not
         # the whole tableau (a superset is fine; it is pruned by each scan).
         self.dirty: set[int] = set()
+        if TABLEAU_WATCHERS:
+            for watch in TABLEAU_WATCHERS:
+                watch(self)
 
     # -- construction ----------------------------------------------------------
     def add_var(self) -> int:

@@ -13,9 +13,9 @@ the divisor's domain condition and are rejected.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
-from typing import Any
+from typing import Any, Final
 
 from symshape.algebra.atoms import Atom, Var, atom_children, fold_atoms
 from symshape.algebra.poly import (
@@ -125,6 +125,12 @@ _DEFAULTS = tuple(free_value(seed, 0) for seed in range(64))
 
 # The pool of a scope without constraints: shared, immutable points.
 FREE_POINTS = tuple(Point({}, s, None) for s in range(POOL_FREE_SEEDS))
+
+
+#: Told of every atom a :class:`Pool` evaluates at its points.  Empty unless
+#: something counts that work (the test suite, ``tests/conftest.py``): a
+#: compiled class cannot be wrapped from outside, so the counter listens here.
+EVALUATION_WATCHERS: Final[list[Callable[[Atom], None]]] = []
 
 
 class Pool:
@@ -243,6 +249,9 @@ class Pool:
         return v
 
     def _compute(self, x: Atom) -> list[int]:
+        if EVALUATION_WATCHERS:
+            for watch in EVALUATION_WATCHERS:
+                watch(x)
         return compute_atom(self._dom, self.memo, x)
 
     def values(self, p: Poly) -> list[int]:

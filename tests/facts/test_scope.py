@@ -6,6 +6,7 @@ import math
 import sys
 
 import pytest
+from support.work import WorkMeter
 
 import symshape
 from symshape import (
@@ -232,30 +233,27 @@ def test_building_a_division_changes_no_other_answer() -> None:
 
 
 def test_proved_numerators_answer_quotient_comparisons_without_a_search(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        work_meter: WorkMeter) -> None:
     """Once ``N >= 0`` is proved, ``floordiv(N, k) >= 0`` needs no new search
     (the pattern of ``canonicalize_slice``: the numerator's answer is cached);
     the canonical forms do not change."""
-    from symshape.decision import engine
     a, b = symbolic_shape("a, b")
     # (a*b >= a takes a product fact: the intervals of its terms cannot show it;
     # canonicalize_slice's own numerator is settled by the intervals, see
     # tests/facts/test_intervals.py)
     n = a * b - a + 3
     before = str(n // 4)
-    searches = []
-    run = engine.Search.run
-    monkeypatch.setattr(engine.Search, "run", lambda self: searches.append(1) or run(self))
-    assert (n // 4 >= 0) is True  # decided by the procedure
-    assert searches
+    with work_meter.measure() as first:
+        assert (n // 4 >= 0) is True  # decided by the procedure
+    assert first.searches
     a.scope.clear_caches()
     assert symshape.max_dim(0, n) == n  # proves n >= 0
-    searches.clear()
-    assert (n // 4 >= 0) is True
-    assert (0 <= n // 4) is True  # noqa: SIM300 (the reflected operator)
-    assert symshape.max_dim(n // 4, 0) == n // 4
-    assert symshape.max_dim(0, n // 4) == n // 4  # the other direction of max_dim
-    assert not searches
+    with work_meter.measure() as again:
+        assert (n // 4 >= 0) is True
+        assert (0 <= n // 4) is True  # noqa: SIM300 (the reflected operator)
+        assert symshape.max_dim(n // 4, 0) == n // 4
+        assert symshape.max_dim(0, n // 4) == n // 4  # the other direction of max_dim
+    assert not again.searches
     assert str(n // 4) == before
     # Unproved numerators are not trusted: mod(a, 3) - 1 can be negative.
     m = (a % 3 - 1) // 2

@@ -1,7 +1,8 @@
 """The optional compiled core (mypyc, see hatch_build.py) and the pure-Python one.
 
 Where a C compiler was found at install time, the core modules
-(``hatch_build.COMPILED``: the parser, the algebra, the scope) run compiled and
+(``hatch_build.COMPILED``: the parser, the algebra, the scope, the decision
+procedure's inner loops) run compiled and
 the rest of the suite tests that build; the tests here run the core's own tests again on
 the pure-Python source (``SYMSHAPE_PURE_PYTHON=1``), check that a compiled module is
 used only when it was built from the source beside it, and that a build with no
@@ -10,6 +11,7 @@ compiler is pure Python and complete.
 
 from __future__ import annotations
 
+import ast
 import os
 import shutil
 import subprocess
@@ -33,7 +35,9 @@ import hatch_build  # noqa: E402  (the build hook, a file at the project root)
 # The tests of the modules that are compiled, and of the layers that use them most.
 CORE_TESTS = ["tests/facts", "tests/algebra/test_dimexpr.py", "tests/algebra/test_canon.py",
               "tests/syntax/test_parsing.py", "tests/syntax/test_parse_frontend.py",
-              "tests/decision/test_determinism.py", "tests/decision/test_bound_certificates.py"]
+              "tests/decision/test_determinism.py", "tests/decision/test_bound_certificates.py",
+              "tests/decision/test_pool.py", "tests/decision/test_fact_kinds.py",
+              "tests/decision/test_probe.py", "tests/decision/test_tactics.py"]
 #: the modules a compiled install runs compiled
 COMPILED = tuple(sorted(p[:-3].replace("/", ".") for p in hatch_build.COMPILED))
 
@@ -137,6 +141,33 @@ def test_a_failed_compilation_still_builds_a_pure_python_wheel(tmp_path: Path) -
 def test_build_time_opt_out(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(_accel.PURE_ENV, "1")
     assert hatch_build.compile_wanted() == (False, f"{_accel.PURE_ENV} is set")
+
+
+def _nested_functions(path: Path) -> list[str]:
+    """``file:line name`` of every ``def`` inside a function of a module."""
+    found: list[str] = []
+
+    def walk(node: ast.AST, in_function: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            is_function = isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef)
+            if is_function and in_function:
+                found.append(f"{path.relative_to(ROOT)}:{child.lineno} {child.name}")
+            # a class body starts afresh: its methods are not nested functions
+            walk(child, is_function or (in_function and not isinstance(child, ast.ClassDef)))
+
+    walk(ast.parse(path.read_text(encoding="utf-8")), False)
+    return found
+
+
+def test_compiled_modules_define_no_nested_functions() -> None:
+    """In the compiled build a nested function and the frame it closes over
+    refer to each other (mypyc keeps the function in the frame's object), a
+    reference cycle that only the collector frees, on every call: the core's
+    helpers are module-level functions, small classes or lambdas instead
+    (``tests/api/test_memory.py`` checks that a one-off ``prove`` leaves no
+    cycle, on a few claims; this checks every compiled module)."""
+    nested = [n for p in hatch_build.COMPILED for n in _nested_functions(ROOT / p)]
+    assert not nested, nested
 
 
 def test_the_core_tests_pass_on_the_pure_python_source() -> None:

@@ -91,19 +91,28 @@ def _parallel_build_ext() -> type:
     """setuptools' ``build_ext``, compiling the C files of one extension module
     in parallel (mypyc's library of all the modules is one extension with a
     file per module; setuptools compiles one extension's files one by one)."""
+    import threading
     from concurrent.futures import ThreadPoolExecutor
 
     from setuptools.command.build_ext import build_ext
+
+    # Extensions are built in parallel too (build_ext.parallel): one bound on
+    # the compiler processes of all of them, one per core.
+    running = threading.BoundedSemaphore(_jobs())
 
     class ParallelBuildExt(build_ext):
         def build_extensions(self) -> None:
             compile_files = self.compiler.compile
 
+            def compile_one(source: str, *args: Any, **kwargs: Any) -> list[str]:
+                with running:
+                    return list(compile_files([source], *args, **kwargs))
+
             def compile_all(sources: list[str], *args: Any, **kwargs: Any) -> list[str]:
                 # each file on its own: the compiler runs as a subprocess, so
                 # threads are enough to keep every core busy
                 with ThreadPoolExecutor(_jobs()) as pool:
-                    objects = pool.map(lambda s: compile_files([s], *args, **kwargs), sources)
+                    objects = pool.map(lambda s: compile_one(s, *args, **kwargs), sources)
                     return [o for group in objects for o in group]
 
             self.compiler.compile = compile_all

@@ -41,9 +41,9 @@ def substitute(e: DimExpr | int, env: Mapping[str, DimExpr | int],
 
 
 class _Substitution:
-    """One substitution, with a cache of the values of atoms (a class, not
-    nested functions: in the compiled build those and the frame they close
-    over refer to each other, a reference cycle)."""
+    """One substitution, with a cache of the values of atoms (a class:
+    no nested functions in compiled modules, see
+    docs/architecture.md)."""
 
     __slots__ = ("env", "target", "cache")
 

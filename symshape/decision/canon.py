@@ -144,9 +144,8 @@ def _places(polys: Sequence[P.Poly]) -> dict[str, list[_Place]]:
     return out
 
 
-# (Helpers at module level, not nested functions: in the compiled build a
-# nested function and the frame it closes over refer to each other, a
-# reference cycle left to the collector on every call.)
+# (module-level helpers and lambdas: no nested functions in
+# compiled modules, see docs/architecture.md)
 def _visit_places(out: dict[str, list[_Place]], seen: set[Atom], todo: list[Atom],
                   parent: Atom | None, i: int, terms: Any) -> None:
     """Record the places of ``terms``'s variables; queue its new atoms."""
@@ -236,7 +235,7 @@ def column_order(polys: Sequence[P.Poly]) -> Callable[[Mono], tuple[int, int, in
     round already tells apart the variables of a question's roles.
     :func:`sort_columns` sorts by it at less cost."""
     dg = _Digests(variable_colors(polys, rounds=1))
-    return lambda m: _column_key(dg, m)  # (a lambda: see _visit_places)
+    return lambda m: _column_key(dg, m)
 
 
 def _column_key(dg: _Digests, m: Mono) -> tuple[int, int, int, int]:
@@ -287,7 +286,7 @@ def atom_order(polys: Sequence[P.Poly]) -> Callable[[Atom], tuple[int, int]]:
     """A sort key for the atoms of ``polys``: a digest built from the
     variables' colours, then the name-based digest (to break ties)."""
     dg = _Digests(variable_colors(polys))
-    return lambda a: (dg.atom(a), P.atom_digest(a))  # (a lambda: see _visit_places)
+    return lambda a: (dg.atom(a), P.atom_digest(a))
 
 
 __all__ = ["PlaceColorOrder", "atom_depth", "atom_order", "column_order", "place_color_order",

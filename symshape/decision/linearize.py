@@ -77,6 +77,10 @@ def _no_axioms(a: Atom) -> tuple[Fact, ...]:
     return ()
 
 
+#: the replay of a released linearizer (see Linearizer.release)
+_NO_REPLAY = StepReplay(None, _no_facts, _no_axioms, {})
+
+
 class Linearizer:
     """Per-scope builder and cache of facts."""
 
@@ -103,17 +107,13 @@ class Linearizer:
         self.replay = StepReplay(scope, self.constraint_facts, self.axioms, self._step_facts)
 
     def release(self) -> None:
-        """Drop the callbacks into the decider and every table (the decider
-        and this linearizer refer to each other, a reference cycle), for
-        :meth:`symshape.decision.engine.Decider.release`: not used again."""
+        """Drop the references that close cycles through this linearizer, for
+        :meth:`symshape.decision.engine.Decider.release` (not used again): the
+        callbacks into the decider, and the replay, whose callbacks are this
+        linearizer's methods.  Its tables then die with it."""
         self.prove_lemma = _no_lemma
         self.probe = _no_probe
-        for table in (self._axioms, self._sub, self._fdb, self._fdnum, self._lower,
-                      self._upper, self._mcc, self._base, self._pbounds, self._factor,
-                      self._step_facts):
-            table.clear()
-        self._eqs = self._cfacts = None
-        self.replay = StepReplay(None, _no_facts, _no_axioms, {})
+        self.replay = _NO_REPLAY
 
     def structural_copy(self, prove_lemma: LemmaProver,
                         probe: Callable[[Poly], list[int]] | None = None) -> Linearizer:

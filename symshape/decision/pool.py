@@ -216,8 +216,6 @@ class ScopePool:
             k = own.get(v, 1)
             start[v] = -(-self.scope.var_lower_bound(v) // k) * k
         rank = {v: i for i, v in enumerate(order)}
-        # (lambdas, not nested functions: in the compiled build a nested
-        # function and its frame refer to each other, a reference cycle)
         return repaired(start, polys, lambda env, p: self.point(env).poly(p), growth_rates_at,
                         lambda v: rank.get(v, len(rank)), step)
 
@@ -237,10 +235,8 @@ class ScopePool:
         a repaired one, or one a search finds), then those of ``x + 1``,
         ``2*x`` and ``3*x + 2`` from it that are valid too; none when no
         valuation is found."""
-        models: list[dict[str, int]] = []
-        keys: set[tuple[tuple[str, int], ...]] = set()
-        add = _ModelList(self, models, keys).add  # (see _ModelList)
-
+        found = _Models(self)
+        models, add = found.models, found.add
         for env in self.cheap_candidates():
             add(env)
             if models:
@@ -353,20 +349,16 @@ class ScopePool:
                 fails = pool.point(i)
         return holds, fails
 
-
-
-class _ModelList:
-    """Adds valid valuations, each once, to a list of models (a class, not a
-    nested function: in the compiled build a nested function and the frame
-    it closes over refer to each other, a reference cycle)."""
+class _Models:
+    """Valid valuations, each once, in the order added (a class, since
+    there are no nested functions in compiled modules, see docs/architecture.md)."""
 
     __slots__ = ("pool", "models", "keys")
 
-    def __init__(self, pool: ScopePool, models: list[dict[str, int]],
-                 keys: set[tuple[tuple[str, int], ...]]) -> None:
+    def __init__(self, pool: ScopePool) -> None:
         self.pool = pool
-        self.models = models
-        self.keys = keys
+        self.models: list[dict[str, int]] = []
+        self.keys: set[tuple[tuple[str, int], ...]] = set()
 
     def add(self, env: dict[str, int]) -> None:
         """Append ``env`` if it is new and valid."""

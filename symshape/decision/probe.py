@@ -256,8 +256,8 @@ def _opaque(terms: Poly, mixed: set[str], hidden: set[Any]) -> None:
 
 class _Along:
     """``d``'s values as one variable of a valuation moves, counted down from
-    :data:`ROOT_EVALUATIONS` (a class, not a nested function: in the compiled
-    build a nested function and its frame refer to each other, a cycle)."""
+    :data:`ROOT_EVALUATIONS` (a class, since there are no nested functions in
+    compiled modules, see docs/architecture.md)."""
 
     __slots__ = ("trial", "x", "d", "value", "left")
 

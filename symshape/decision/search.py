@@ -71,9 +71,8 @@ Result = Refuted | Model | Unknown
 Choice = tuple[tuple[Fact, Fact], Callable[[Node, Node], Node], int, "tuple[Poly, int] | None"]
 
 
-# (The builders are lambdas made at module level, not nested functions: in
-# the compiled build a nested function and the frame it closes over refer to
-# each other, a reference cycle left to the collector at every split.)
+# (builders made by module-level functions, since there are no nested
+# functions in compiled modules, see docs/architecture.md)
 def _split_builder(form: Poly, bound: int, lc: Fact, rc: Fact) -> Callable[[Node, Node], Node]:
     """The builder of a :class:`Split` of ``form`` at ``bound``."""
     return lambda left, right: Split(form, bound, left, right, lc, rc)

@@ -147,17 +147,19 @@ class Decider:
         refutation = Refute(self.attempts, self._find_model)
         # The order of the tactics: the comparisons', then prove's (which is
         # thorough: where the searches ran out, it looks at small valuations).
-        # The refutation by intervals comes before the rest of the pool is
-        # built: it needs no valuation where the claim holds, and the pool's
-        # first points show none where it succeeds (it is sound).
+        # The interval bounds come first, for both sides: they need no
+        # valuation, and a claim they refute holds at no pool point (they are
+        # sound), so no pool is built for a claim they settle (the start of
+        # a refutation's counterexample is found when the evidence is read).
         # (The comparisons build the whole pool at once: the scope's operators
         # ask it about the atoms they build, and most of their questions are
         # settled by the intervals before a comparison is asked.)
         self.comparison_tactics: tuple[Tactic, ...] = (pool, directed, proof, refutation)
         self.proof_tactics: tuple[Tactic, ...] = (
-            IntervalsFirst(self._interval_certificate), first_points,
+            IntervalsFirst(self._interval_certificate),
             Intervals(self._interval_certificate, self.pool, self._find_model),
-            other_points, directed, proof, refutation, SmallValuations(self.pool))
+            first_points, other_points, directed, proof, refutation,
+            SmallValuations(self.pool))
 
     def constraint_vars(self) -> tuple[str, ...]:
         """Names of the variables that occur in constraints or implicit facts."""

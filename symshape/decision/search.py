@@ -369,14 +369,17 @@ class Search:
         """Split the range of a factor so that McCormick becomes exact."""
         sx = self.sx
         _, _, splits = bad
-        best: tuple[float, int] | None = None
+        # (widths stay ints, None for unbounded: in the compiled module a
+        # variable declared float converts every int put in it, and a huge
+        # bound overflows the conversion)
+        best: tuple[int | None, int] | None = None
         for xj, rj in splits:
             for j in (xj, rj):
                 lo, hi = sx.lo[j], sx.hi[j]
                 if lo is not None and hi is not None and lo == hi:
                     continue
-                width = math.inf if lo is None or hi is None else hi - lo
-                if best is None or width < best[0]:
+                width = None if lo is None or hi is None else hi - lo
+                if best is None or (width is not None and (best[0] is None or width < best[0])):
                     best = (width, j)
         if best is None:
             return None

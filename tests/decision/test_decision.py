@@ -130,23 +130,26 @@ def test_refuted_with_counterexample_and_certificate(claim: str, constraints: li
 
 
 @pytest.mark.parametrize("claim, constraints, attempted, status", [
-    # a proof from intervals is tried first; then the pool shows both sides
-    ("a + 1 >= b", [], ["proved"], Status.INCONCLUSIVE),
-    ("a <= 5", ["a >= 10"], ["proved", "refuted"], Status.REFUTED),  # fails at every pool point
+    # a proof from intervals is tried first, then a refutation; then the pool
+    # shows both sides
+    ("a + 1 >= b", [], ["proved", "refuted"], Status.INCONCLUSIVE),
+    ("a <= 5", ["a >= 10"], ["proved", "refuted"], Status.REFUTED),
     ("a >= 10", ["a >= 10"], ["proved"], Status.PROVED),
-    ("a >= b", ["a >= b + 1", "b >= 3"], ["proved"], Status.PROVED),
+    # the intervals settle neither side: the search proves it
+    ("a >= b", ["a >= b + 1", "b >= 3"], ["proved", "refuted"], Status.PROVED),
 ])
-def test_interval_certificates_only_where_the_pool_allows_one(
+def test_interval_certificates_are_tried_once_before_the_pool(
         monkeypatch: pytest.MonkeyPatch, claim: str, constraints: list[str],
         attempted: list[str], status: Status) -> None:
-    """A proof from interval bounds is tried once, before the pool is built;
-    a refutation only where no valid pool valuation shows the claim holding
-    (such a side cannot be proved impossible)."""
+    """A proof from interval bounds is tried once, then a refutation, both
+    before the pool is built (the bounds are sound: no pool valuation can
+    show a claim they refute holding), and neither again after it."""
     tried: list[str] = []
     real = Decider._interval_certificate
 
     def spy(self: Decider, links: Any, text: str, polarity: str) -> Any:
         tried.append(polarity)
+        assert self.pool.prefix is None  # before any valuation
         return real(self, links, text, polarity)
 
     monkeypatch.setattr(Decider, "_interval_certificate", spy)

@@ -89,17 +89,45 @@ def test_first_points_show_what_the_pool_shows(constraints: list[str], claim: st
 
 
 def test_a_claim_the_first_points_settle_never_builds_the_pool() -> None:
-    """An inconclusive claim shown so by the pool's first points, and one the
-    intervals refute, cost no colours and no nudged valuations."""
+    """An inconclusive claim shown so by the pool's first points costs no
+    colours and no nudged valuations."""
     import symshape
 
-    for claim, status in (("a >= 2*b + 11", "inconclusive"), ("a <= 8", "refuted")):
-        scope = SymbolicScope(["a >= b + 8", "mod(a, 4) == 0"])
-        verdict = symshape.prove(claim, scope=scope)
-        assert str(verdict.status) == status
-        decider = scope.decider()
-        assert decider is not None
-        assert decider.pool.pool is None and decider.pool.prefix is not None
+    scope = SymbolicScope(["a >= b + 8", "mod(a, 4) == 0"])
+    verdict = symshape.prove("a >= 2*b + 11", scope=scope)
+    assert str(verdict.status) == "inconclusive"
+    decider = scope.decider()
+    assert decider is not None
+    assert decider.pool.pool is None and decider.pool.prefix is not None
+
+
+@pytest.mark.parametrize(("claim", "constraints"), [
+    ("a <= 8", ["a >= b + 8", "mod(a, 4) == 0"]),
+    ("3*h + 3*s + 15 <= 3*h + 3*s", ["h >= 8", "s <= 4096"]),
+    ("floordiv(a, 4) >= a", ["a >= 5"]),
+])
+def test_a_claim_the_intervals_refute_builds_no_valuation_until_its_evidence_is_read(
+        claim: str, constraints: list[str]) -> None:
+    """The interval bounds refute without a valuation: the pool's first points
+    are built only when the counterexample is read, and the counterexample
+    starts from the pool's first point, as when they were built first."""
+    import symshape
+
+    scope = SymbolicScope(constraints)
+    verdict = symshape.prove(claim, scope=scope)
+    assert str(verdict.status) == "refuted"
+    assert verdict.reason == "" and verdict.certificate is not None
+    decider = scope.decider()
+    assert decider is not None
+    assert decider.pool.prefix is None  # no valuation yet
+    cex = verdict.counterexample
+    assert decider.pool.prefix is not None and cex is not None
+    # The same counterexample as a decider that built its first points first.
+    other = SymbolicScope(constraints)
+    decider2 = other.decider()
+    assert decider2 is not None
+    decider2.pool.get_prefix()
+    assert symshape.prove(claim, scope=other).counterexample == cex
 
 
 

@@ -14,7 +14,7 @@ from symshape.decision.tactics import Outcome, Query, Tactic, run_tactics
 from symshape.decision.valuations import Point
 from symshape.decision.verdict import Status
 
-PROOF_ORDER = ["intervals first", "pool (first points)", "intervals", "pool (other points)",
+PROOF_ORDER = ["intervals first", "intervals", "pool (first points)", "pool (other points)",
                "directed valuations", "proof", "refutation", "small valuations"]
 COMPARISON_ORDER = ["pool", "directed valuations", "proof", "refutation"]
 

@@ -12,7 +12,7 @@ hold at one valid valuation and fail at another is inconclusive at once.
 from __future__ import annotations
 
 import abc
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from symshape.decision.certificate import Certificate
 from symshape.decision.facts import Link
@@ -31,17 +31,34 @@ OPEN = (Status.INCONCLUSIVE, Status.UNDECIDED)
 class Outcome:
     """A decision: its status, the valuations found where the claim holds
     and where it fails, the certificate of a proof or refutation, and the
-    reason a claim is left open."""
+    reason a claim is left open.
 
-    __slots__ = ("status", "holds", "fails", "cert", "reason")
+    ``find_fails``, where given, finds the valuation where the claim fails
+    when :attr:`fails` is first read: a refutation that needed no valuation
+    to be decided (the interval bounds settled it) builds the one its
+    counterexample starts from only for a caller who asks for it."""
+
+    __slots__ = ("status", "holds", "_fails", "_find_fails", "cert", "reason")
 
     def __init__(self, status: Status, holds: Point | None, fails: Point | None,
-                 cert: Certificate | None, reason: str) -> None:
+                 cert: Certificate | None, reason: str,
+                 find_fails: Callable[[], Point | None] | None = None) -> None:
         self.status = status
         self.holds = holds
-        self.fails = fails
+        self._fails = fails
+        self._find_fails = find_fails
         self.cert = cert
         self.reason = reason
+
+    @property
+    def fails(self) -> Point | None:
+        """A valid valuation where the claim fails (None if none was found)."""
+        find = self._find_fails
+        if find is not None:
+            # (two threads reading at once both find the same valuation)
+            self._fails = find()
+            self._find_fails = None
+        return self._fails
 
 
 class Query:

@@ -21,6 +21,7 @@ from symshape.decision.linearize import Linearizer
 from symshape.decision.poly import Poly
 from symshape.decision.pool import ModelFinder, ScopePool
 from symshape.decision.tactics.base import BY_INTERVALS, Outcome, Query, Tactic
+from symshape.decision.valuations import Point
 from symshape.decision.verdict import Status
 
 # links, claim, polarity -> the interval certificate, or None
@@ -134,9 +135,15 @@ class IntervalProof:
 
 class Intervals(Tactic):
     """A refutation from interval bounds alone, when they settle the claim
-    and no pool valuation shows it holding (the proof side is
-    :class:`IntervalsFirst`, before the pool).  ``certify`` makes the
-    certificate (the decider's :meth:`IntervalProof.certificate`)."""
+    (the proof side is :class:`IntervalsFirst`).  ``certify`` makes the
+    certificate (the decider's :meth:`IntervalProof.certificate`).
+
+    It needs no valuation, so it runs before the pool is built: the
+    valuation its counterexample starts from (the pool's first point, else
+    a model the search finds) is found only when the verdict's evidence is
+    read (see :class:`RefutationStart`).  A claim the pool shows holding
+    somewhere is never refuted here (the bounds are sound), so running
+    first changes no answer."""
 
     name = "intervals"
 
@@ -147,18 +154,35 @@ class Intervals(Tactic):
         self.find_model = find_model
 
     def run(self, q: Query) -> Outcome | None:
-        # (the proof side ran before the pool: IntervalsFirst)
+        if q.holds is not None:
+            return None  # holds at a valid valuation: not refuted
         links, claim = q.links, q.claim
-        cert = None if q.holds is not None else self.certify(links, claim, "refuted")
-        if cert is not None:
-            polys = [d for _, d, _ in links]
-            sp = self.pool
-            pool = sp.get_prefix()  # (its first point is the pool's)
-            m = None if pool.points else self.find_model(sp.domain(polys))
-            fails = sp.question_pool(pool, polys).point(0) if pool.points else \
-                (sp.point(m) if m is not None else None)
-            return Outcome(Status.REFUTED, None, fails, cert, BY_INTERVALS)
-        return None
+        cert = self.certify(links, claim, "refuted")
+        if cert is None:
+            return None
+        start = RefutationStart(self.pool, self.find_model, [d for _, d, _ in links])
+        return Outcome(Status.REFUTED, None, None, cert, BY_INTERVALS, find_fails=start.find)
+
+
+class RefutationStart:
+    """The valuation the counterexample of a claim refuted by its intervals
+    starts from: the pool's first point, or where the pool has none, a model
+    of the domain of ``polys`` (their divisors >= 1) that the search finds.
+    A function of the scope alone, so finding it late changes nothing."""
+
+    def __init__(self, pool: ScopePool, find_model: ModelFinder, polys: list[Poly]) -> None:
+        self.pool = pool
+        self.find_model = find_model
+        self.polys = polys
+
+    def find(self) -> Point | None:
+        """The valuation (None where none is found)."""
+        sp, polys = self.pool, self.polys
+        pool = sp.get_prefix()  # (its first point is the pool's)
+        if pool.points:
+            return sp.question_pool(pool, polys).point(0)
+        m = self.find_model(sp.domain(polys))
+        return sp.point(m) if m is not None else None
 
 
 class IntervalsFirst(Tactic):
@@ -176,4 +200,5 @@ class IntervalsFirst(Tactic):
         return None if cert is None else Outcome(Status.PROVED, None, None, cert, BY_INTERVALS)
 
 
-__all__ = ["IntervalCertifier", "IntervalProof", "Intervals", "IntervalsFirst"]
+__all__ = ["IntervalCertifier", "IntervalProof", "Intervals", "IntervalsFirst",
+           "RefutationStart"]

@@ -154,7 +154,7 @@ class SignWitnesses:
     alone, by one step and to its upper bound (or by a thousand steps)."""
 
     __slots__ = ("_facts", "_bounds", "_valid", "_memos", "_base", "_steps", "_names_of",
-                 "_shapes")
+                 "_shapes", "_fact_names")
 
     def __init__(self, facts: Sequence[DimExpr | int], bounds: Any) -> None:
         self._facts = facts
@@ -165,6 +165,8 @@ class SignWitnesses:
         self._steps: dict[str, int] = {}
         self._names_of: dict[Any, frozenset[str]] = {}
         self._shapes = AtomShapes()
+        # the variables of each fact, at any depth (see _is_valid)
+        self._fact_names: list[frozenset[str]] | None = None
 
     def _env(self, key: Key) -> tuple[dict[str, int], int]:
         """The valuation of ``key``: values, and the value of other variables."""
@@ -186,12 +188,55 @@ class SignWitnesses:
         env, default = self._env(key)
         valid = self._valid.get(key)
         if valid is None:
-            valid = self._valid[key] = all(
-                (v := strict_value(f, env, default, memo, self._shapes)) is not None and v >= 0
-                for f in self._facts)
+            valid = self._valid[key] = self._is_valid(key, env, default, memo)
         if not valid:
             return None
         return strict_value(e, env, default, memo, self._shapes)
+
+    def _is_valid(self, key: Key, env: dict[str, int], default: int,
+                  memo: dict[Any, int | None]) -> bool:
+        """Whether every fact holds at the valuation ``key`` (values in
+        ``env``, else ``default``) within the domain of its divisors.
+
+        The base raised in one variable ``x`` (``("r", x, v)``) differs from
+        the base only in ``x``: where the base is valid, a fact without ``x``
+        at any depth has the value and divisors it has there, so only its
+        bit bound (which reads the largest value of the valuation) is
+        checked again; the facts with ``x`` are evaluated."""
+        shapes = self._shapes
+        base_key: Key = ("b", "", 0)
+        if key[0] == "r" and self._is_base_valid(base_key):
+            x = key[1]
+            bits = max(max(env.values(), default=default), default).bit_length()
+            fact_names = self._fact_names
+            if fact_names is None:
+                fact_names = self._fact_names = [
+                    frozenset() if isinstance(f, int) else frozenset(self._names(f))
+                    for f in self._facts]
+            for f, names in zip(self._facts, fact_names, strict=True):
+                if isinstance(f, int):
+                    continue  # (a constant: it holds, as it does at the base)
+                if x in names:
+                    v = strict_value(f, env, default, memo, shapes)
+                    if v is None or v < 0:
+                        return False
+                elif shapes.bits_bound(f.terms, bits) > MAX_BITS:
+                    return False
+            return True
+        return all((v := strict_value(f, env, default, memo, shapes)) is not None and v >= 0
+                   for f in self._facts)
+
+    def _is_base_valid(self, base_key: Key) -> bool:
+        valid = self._valid.get(base_key)
+        if valid is None:
+            memo = self._memos.get(base_key)
+            if memo is None:
+                memo = self._memos[base_key] = {}
+            env, default = self._env(base_key)
+            valid = self._valid[base_key] = all(
+                (v := strict_value(f, env, default, memo, self._shapes)) is not None and v >= 0
+                for f in self._facts)
+        return valid
 
     def signs(self, e: DimExpr, want: int) -> int:
         """Which signs of ``e`` valid valuations show: bit 1 for a value > 0,

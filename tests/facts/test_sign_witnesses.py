@@ -117,6 +117,51 @@ def test_valid_witness_valuations_satisfy_every_fact(seed: int) -> None:
                 assert v is not None and v >= 0, (key, str(f))
 
 
+def _full_check(w: Any, key: Any) -> bool:
+    """Every fact holds at ``key`` within its domain, each evaluated afresh."""
+    env, default = w._env(key)
+    return all((v := witness.strict_value(f, env, default, {})) is not None and v >= 0
+               for f in w._facts)
+
+
+@pytest.mark.parametrize(("constraints", "question"), [
+    # a fact without the raised variable, too large to evaluate once the
+    # largest value of the valuation is far (its bit bound is checked again)
+    (["c^120 >= c", "x >= 3"], "x - 5"),
+    (["a >= b + 8", "mod(a, 4) == 0", "x <= 4096"], "a + x - 2*b - 40"),
+    (["floordiv(s, 3) >= 2", "n >= 3", "mod(t, 8) == 0"], "t - s + n"),
+])
+def test_the_raised_base_is_valid_exactly_where_every_fact_holds(
+        constraints: list[str], question: str) -> None:
+    """The base raised in one variable re-evaluates only the facts with that
+    variable: its validity is the full check's, wherever the base is valid."""
+    scope = symshape.SymbolicScope(constraints)
+    (e,) = symshape.symbolic_shape(question, scope=scope)
+    scope._witnessed(e, 3 | 4)  # (no answer has bit 4: every valuation is tried)
+    w: Any = scope._witnesses
+    raised = [key for key in w._valid if key[0] == "r"]
+    assert raised and w._valid[("b", "", 0)]
+    for key in w._valid:
+        assert w._valid[key] == _full_check(w, key), key
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_witness_validity_is_the_full_check(seed: int) -> None:
+    rng = random.Random(seed)
+    claim = random_claim(rng)
+    try:
+        scope = symshape.SymbolicScope(claim.constraints)
+        e = build(claim.lhs, scope) - build(claim.rhs, scope)
+    except symshape.SymshapeError:
+        return
+    if isinstance(e, int):
+        return
+    scope._witnessed(e, 3 | 4)
+    w: Any = scope._witnesses
+    for key in w._valid:
+        assert w._valid[key] == _full_check(w, key), key
+
+
 def scope_names(scope: symshape.SymbolicScope, e: Any) -> set[str]:
     names: set[str] = set(e.free_vars) if hasattr(e, "free_vars") else set()
     for f, _ in scope.facts():

@@ -55,26 +55,45 @@ Key = tuple[str, str, int]
 
 
 def strict_value(e: DimExpr | int, env: dict[str, int], default: int,
-                 memo: dict[Any, int | None], shapes: AtomShapes | None = None
-                 ) -> int | None:
+                 memo: dict[Any, int | None], shapes: AtomShapes | None = None,
+                 shape: ExprShape | None = None) -> int | None:
     """Value of ``e`` where each variable has its value in ``env`` (else
     ``default``), by the algebra's one evaluator (:func:`value_at`); None
     where a divisor at any depth is < 1 (outside the domain of every
     question), or where the value could pass :data:`MAX_BITS` (checked on a
     bound before any arithmetic).  ``memo`` caches the values of atoms at
-    that valuation, ``shapes`` what the checks read of each atom."""
+    that valuation, ``shapes`` what the checks read of each atom, ``shape``
+    what they read of ``e`` (``shapes.shape(e)``; given by a caller that
+    evaluates ``e`` at many valuations)."""
     if isinstance(e, int):
         return e
-    if shapes is None:
-        shapes = AtomShapes()
+    if shape is None:
+        shape = (shapes if shapes is not None else AtomShapes()).shape(e)
     top = max(max(env.values(), default=default), default)
-    if shapes.bits_bound(e.terms, top.bit_length()) > MAX_BITS:
+    if shape.bits_bound(top.bit_length()) > MAX_BITS:
         return None
-    for den in shapes.divisors(e):
+    for den in shape.divisors:
         d = value_at(den, env, memo, default)
         if d is None or d < 1:
             return None
     return value_at(e, env, memo, default)
+
+
+class ExprShape:
+    """What :func:`strict_value` checks read of one expression: a bound on
+    the bits of its value (``|value| < 2**(a*b + c)`` wherever every
+    variable is below ``2**b``) and its symbolic divisors at any depth."""
+
+    __slots__ = ("a", "c", "divisors")
+
+    def __init__(self, a: int, c: int, divisors: tuple[DimExpr, ...]) -> None:
+        self.a = a
+        self.c = c
+        self.divisors = divisors
+
+    def bits_bound(self, b: int) -> int:
+        """The bound on the bits of the value where every variable is below ``2**b``."""
+        return self.a * b + self.c
 
 
 class AtomShapes:
@@ -89,12 +108,11 @@ class AtomShapes:
         self.growth: dict[Any, tuple[int, int]] = {}
         self.dens: dict[Any, tuple[DimExpr, ...]] = {}
 
-    def bits_bound(self, terms: Any, b: int) -> int:
-        """A bound on the bits of the value of ``terms`` where every variable
-        is below ``2**b`` (a quotient is no larger than its numerator,
-        ``max(x, 0)`` than ``x``)."""
-        a, c = self._linear_bound(terms)
-        return a * b + c
+    def shape(self, e: DimExpr) -> ExprShape:
+        """The :class:`ExprShape` of ``e`` (a quotient is no larger than its
+        numerator, ``max(x, 0)`` than ``x``)."""
+        a, c = self._linear_bound(e.terms)
+        return ExprShape(a, c, self.divisors(e))
 
     def _linear_bound(self, terms: Any) -> tuple[int, int]:
         a_max = b_max = 0
@@ -154,7 +172,7 @@ class SignWitnesses:
     alone, by one step and to its upper bound (or by a thousand steps)."""
 
     __slots__ = ("_facts", "_bounds", "_valid", "_memos", "_base", "_steps", "_names_of",
-                 "_shapes", "_fact_names")
+                 "_shapes", "_facts_info")
 
     def __init__(self, facts: Sequence[DimExpr | int], bounds: Any) -> None:
         self._facts = facts
@@ -165,8 +183,9 @@ class SignWitnesses:
         self._steps: dict[str, int] = {}
         self._names_of: dict[Any, frozenset[str]] = {}
         self._shapes = AtomShapes()
-        # the variables of each fact, at any depth (see _is_valid)
-        self._fact_names: list[frozenset[str]] | None = None
+        # each fact with its variables at any depth and its shape (see _fact_info)
+        self._facts_info: list[tuple[DimExpr | int, frozenset[str], ExprShape | None]] | None \
+            = None
 
     def _env(self, key: Key) -> tuple[dict[str, int], int]:
         """The valuation of ``key``: values, and the value of other variables."""
@@ -180,8 +199,9 @@ class SignWitnesses:
             env[x] = v
         return env, 1
 
-    def _value(self, e: DimExpr, key: Key) -> int | None:
-        """``e`` at the valuation ``key`` if that valuation is valid, else None."""
+    def _value(self, e: DimExpr, key: Key, shape: ExprShape) -> int | None:
+        """``e`` (of shape ``shape``) at the valuation ``key`` if that valuation
+        is valid, else None."""
         memo = self._memos.get(key)
         if memo is None:
             memo = self._memos[key] = {}
@@ -191,7 +211,17 @@ class SignWitnesses:
             valid = self._valid[key] = self._is_valid(key, env, default, memo)
         if not valid:
             return None
-        return strict_value(e, env, default, memo, self._shapes)
+        return strict_value(e, env, default, memo, self._shapes, shape)
+
+    def _fact_info(self) -> list[tuple[DimExpr | int, frozenset[str], ExprShape | None]]:
+        """Each fact, its variables at any depth, and its shape (None for a
+        constant), computed once: every valuation reads them."""
+        info = self._facts_info
+        if info is None:
+            info = self._facts_info = [
+                (f, frozenset(), None) if isinstance(f, int) else
+                (f, frozenset(self._names(f)), self._shapes.shape(f)) for f in self._facts]
+        return info
 
     def _is_valid(self, key: Key, env: dict[str, int], default: int,
                   memo: dict[Any, int | None]) -> bool:
@@ -204,38 +234,35 @@ class SignWitnesses:
         bit bound (which reads the largest value of the valuation) is
         checked again; the facts with ``x`` are evaluated."""
         shapes = self._shapes
-        base_key: Key = ("b", "", 0)
-        if key[0] == "r" and self._is_base_valid(base_key):
+        if key[0] == "r" and self._is_base_valid():
             x = key[1]
             bits = max(max(env.values(), default=default), default).bit_length()
-            fact_names = self._fact_names
-            if fact_names is None:
-                fact_names = self._fact_names = [
-                    frozenset() if isinstance(f, int) else frozenset(self._names(f))
-                    for f in self._facts]
-            for f, names in zip(self._facts, fact_names, strict=True):
-                if isinstance(f, int):
+            for f, names, shape in self._fact_info():
+                if shape is None:
                     continue  # (a constant: it holds, as it does at the base)
                 if x in names:
-                    v = strict_value(f, env, default, memo, shapes)
+                    v = strict_value(f, env, default, memo, shapes, shape)
                     if v is None or v < 0:
                         return False
-                elif shapes.bits_bound(f.terms, bits) > MAX_BITS:
+                elif shape.bits_bound(bits) > MAX_BITS:
                     return False
             return True
-        return all((v := strict_value(f, env, default, memo, shapes)) is not None and v >= 0
-                   for f in self._facts)
+        return all((v := strict_value(f, env, default, memo, shapes, shape)) is not None
+                   and v >= 0 for f, _, shape in self._fact_info())
 
-    def _is_base_valid(self, base_key: Key) -> bool:
-        valid = self._valid.get(base_key)
+    def _is_base_valid(self) -> bool:
+        """Whether the base (see :meth:`_base_env`) is valid."""
+        key: Key = ("b", "", 0)
+        valid = self._valid.get(key)
         if valid is None:
-            memo = self._memos.get(base_key)
+            memo = self._memos.get(key)
             if memo is None:
-                memo = self._memos[base_key] = {}
-            env, default = self._env(base_key)
-            valid = self._valid[base_key] = all(
-                (v := strict_value(f, env, default, memo, self._shapes)) is not None and v >= 0
-                for f in self._facts)
+                memo = self._memos[key] = {}
+            env, default = self._env(key)
+            shapes = self._shapes
+            valid = self._valid[key] = all(
+                (v := strict_value(f, env, default, memo, shapes, shape)) is not None and v >= 0
+                for f, _, shape in self._fact_info())
         return valid
 
     def signs(self, e: DimExpr, want: int) -> int:
@@ -243,8 +270,9 @@ class SignWitnesses:
         bit 2 for a value < 0.  Stops as soon as every bit of ``want`` is
         shown."""
         seen = 0
+        shape = self._shapes.shape(e)
         for key in self._keys(e):
-            v = self._value(e, key)
+            v = self._value(e, key, shape)
             if v is None or v == 0:
                 continue
             seen |= 1 if v > 0 else 2
@@ -321,5 +349,5 @@ class SignWitnesses:
         self._memos.clear()
 
 
-__all__ = ["FAR", "MAX_BITS", "MAX_MOVED", "UNIFORM", "AtomShapes", "SignWitnesses",
-           "strict_value"]
+__all__ = ["FAR", "MAX_BITS", "MAX_MOVED", "UNIFORM", "AtomShapes", "ExprShape",
+           "SignWitnesses", "strict_value"]

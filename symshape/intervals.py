@@ -82,6 +82,35 @@ def _term_interval(scope: IntervalBounds, m: Mono,
     return lo, hi
 
 
+class _PropagatedFact:
+    """A fact ``sum c*m + c0 >= 0`` of interval propagation (``items``: its
+    non-constant terms; ``origin``: see ``IntervalBounds.bound_steps``), and
+    the run of propagation that last tightened with it."""
+
+    __slots__ = ("items", "c0", "origin", "linear", "last_run")
+
+    def __init__(self, items: list[tuple[Mono, int]], c0: int, origin: BoundOrigin) -> None:
+        self.items = items
+        self.c0 = c0
+        self.origin = origin
+        # Every term a variable of its own: the fact reads nothing but the
+        # bounds of those variables (no interval of an atom, no product).
+        self.linear = all(len(m) == 1 and m[0][1] == 1 and type(m[0][0]) is Var
+                          for m, _ in items)
+        self.last_run = -1  # (never run)
+
+    def settled(self, changed_at: dict[Mono, int]) -> bool:
+        """Whether running this fact again would tighten nothing: it is linear
+        in variables, and no bound of its variables changed since it last
+        ran, but by itself.  (Each variable's new bound from such a fact
+        comes from the others' bounds at the far end of each term, which
+        its own steps never move, so a second run gives the same bounds.)"""
+        if not self.linear or self.last_run < 0:
+            return False
+        last = self.last_run
+        return all(changed_at.get(m, -1) <= last for m, _ in self.items)
+
+
 @mypyc_attr(native_class=False)
 class IntervalBounds(ConstraintRules):
     """Interval bounds (the state is set up by ``SymbolicScope``)."""
@@ -185,25 +214,36 @@ class IntervalBounds(ConstraintRules):
         # a relaxed fact's origin names the fact of facts() it relaxes
         with_origin += [(terms, (indexed[j][0], scale, parts))
                         for terms, (j, scale, parts) in self._relaxed_facts(base)]
-        facts = [([(m, c) for m, c in terms.items() if m], terms.get(ONE, 0), origin)
-                 for terms, origin in with_origin]
+        facts = [_PropagatedFact([(m, c) for m, c in terms.items() if m], terms.get(ONE, 0),
+                                 origin) for terms, origin in with_origin]
         # Bounds far beyond the constants are left out: constraints such as
         # ``c - a == c^3`` (a >= 1) raise c's lower bound to its cube, round
         # after round, and millions of bits later every question about the
         # scope would crawl.  Dropping a bound only weakens the facts.
         limit = 4 * self._widest_constant([terms for terms, _ in with_origin]) + \
             BOUND_BITS_MARGIN
+        steps = self._steps
+        # changed_at[m]: the run (a count of the facts run) that last tightened m
+        changed_at: dict[Mono, int] = {}
+        run = 0
         for _ in range(8):
             changed = False
-            for items, c0, origin in facts:
-                if self._tighten(items, c0, origin, limit):
+            for f in facts:
+                run += 1
+                if f.settled(changed_at):
+                    continue
+                n = len(steps)
+                if self._tighten(f.items, f.c0, f.origin, limit):
                     changed = True
+                    for k in range(n, len(steps)):
+                        changed_at[steps[k][0]] = run
+                f.last_run = run
             self._interval_cache.clear()
             if not changed:
                 break
             # A fact of one term bounds it by its constant alone: done after
             # the first round.
-            facts = [f for f in facts if len(f[0]) > 1]
+            facts = [f for f in facts if len(f.items) > 1]
 
     def _widest_constant(self, facts: list[Terms]) -> int:
         """Bits of the widest constant of ``facts`` and of the operands of the

@@ -23,6 +23,7 @@ from support.grid import grid_env, valid_mask
 import symshape
 from symshape import SymbolicScope, UnsatisfiableConstraintsError
 from symshape.decision.engine import Decider
+from symshape.algebra.atoms import ONE
 from symshape.intervals import BOUND_BITS_MARGIN, IntervalBounds
 
 CONSTRAINTS = ["a >= b + 2", "b >= 3", "mod(a, 4) == 0", "max(a, b) <= 9", "min(c, d) >= 2",
@@ -119,3 +120,32 @@ def test_propagated_bounds_stay_near_the_size_of_the_constants(
     assert SymbolicScope(["floordiv(s, 2^300) >= 1"]).var_lower_bound("s") == 2 ** 300
     assert SymbolicScope(["floordiv(floordiv(s, 2^300), 2) >= 1"]).var_lower_bound("s") \
         == 2 ** 301
+
+
+CHAINS = [
+    ["x0 >= x1 + 8", "x1 >= x2 + 2", "x2 >= x3 + 1", "x3 >= x4", "x4 >= 16", "x0 <= 8192",
+     "x1 + x3 <= 8192", "2*x2 >= x4 + x4"],
+    ["a >= b + 1", "b >= c + 1", "c >= d + 1", "d >= 5", "a <= 100", "a + d <= 104"],
+    ["m >= s + 16", "m <= 512", "min(m, s) >= 1", "mod(m, 16) == 0", "2*m + 1 <= 2049"],
+    ["t >= k", "floordiv(t, 4) >= 2", "k + t <= 64", "p <= 3", "t - p >= 6"],
+]
+
+
+@pytest.mark.parametrize("constraints", CHAINS)
+def test_propagation_skips_only_facts_that_would_tighten_nothing(
+        constraints: list[str]) -> None:
+    """Propagation runs a fact linear in variables again only where a bound
+    it reads changed since it last ran: once propagation has settled (in
+    fewer rounds than its cap), running every such fact once more tightens
+    no bound."""
+    scope = SymbolicScope(constraints)
+    steps = scope.bound_steps  # (runs the propagation)
+    assert steps
+    bounds = dict(scope._propagated)
+    for f, _ in scope.facts():
+        if isinstance(f, int):
+            continue
+        items = [(m, c) for m, c in f.terms.items() if m]
+        if all(len(m) == 1 and m[0][1] == 1 for m, _ in items):
+            assert not scope._tighten(items, f.terms.get(ONE, 0), (0, 1, ()), 1 << 20), str(f)
+    assert scope._propagated == bounds

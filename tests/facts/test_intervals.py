@@ -22,8 +22,8 @@ from support.grid import grid_env, valid_mask
 
 import symshape
 from symshape import SymbolicScope, UnsatisfiableConstraintsError
-from symshape.decision.engine import Decider
 from symshape.algebra.atoms import ONE
+from symshape.decision.engine import Decider
 from symshape.intervals import BOUND_BITS_MARGIN, IntervalBounds
 
 CONSTRAINTS = ["a >= b + 2", "b >= 3", "mod(a, 4) == 0", "max(a, b) <= 9", "min(c, d) >= 2",

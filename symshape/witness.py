@@ -247,6 +247,12 @@ class SignWitnesses:
                 elif shape.bits_bound(bits) > MAX_BITS:
                     return False
             return True
+        return self._all_hold(env, default, memo)
+
+    def _all_hold(self, env: dict[str, int], default: int,
+                  memo: dict[Any, int | None]) -> bool:
+        """Whether every fact holds, each evaluated, within its domain."""
+        shapes = self._shapes
         return all((v := strict_value(f, env, default, memo, shapes, shape)) is not None
                    and v >= 0 for f, _, shape in self._fact_info())
 
@@ -259,10 +265,7 @@ class SignWitnesses:
             if memo is None:
                 memo = self._memos[key] = {}
             env, default = self._env(key)
-            shapes = self._shapes
-            valid = self._valid[key] = all(
-                (v := strict_value(f, env, default, memo, shapes, shape)) is not None and v >= 0
-                for f, _, shape in self._fact_info())
+            valid = self._valid[key] = self._all_hold(env, default, memo)
         return valid
 
     def signs(self, e: DimExpr, want: int) -> int:

@@ -30,7 +30,7 @@ T = TypeVar("T")
 
 def by_order(items: list[T], key: Callable[[T], Any]) -> list[T]:
     """``items`` sorted by ``key``, which is not called when there is nothing
-    to choose: a variable order (see ``canon.place_color_order``) may cost
+    to choose: a variable order (see ``canon.PlaceColorOrder``) may cost
     more to set up than everything else a probe or repair does."""
     return sorted(items, key=key) if len(items) > 1 else items
 

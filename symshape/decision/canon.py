@@ -194,12 +194,6 @@ class PlaceColorOrder:
         return colors.get(name, 0)
 
 
-def place_color_order(polys: Sequence[P.Poly]) -> PlaceColorOrder:
-    """The :class:`PlaceColorOrder` of ``polys`` (colours computed when first
-    asked)."""
-    return PlaceColorOrder(polys)
-
-
 def variable_colors(polys: Sequence[P.Poly], rounds: int = MAX_ROUNDS) -> dict[str, int]:
     """Colours of the variables of ``polys`` that depend only on the structure
     of the problem (a renaming of the variables renames the keys, nothing
@@ -289,5 +283,5 @@ def atom_order(polys: Sequence[P.Poly]) -> Callable[[Atom], tuple[int, int]]:
     return lambda a: (dg.atom(a), P.atom_digest(a))
 
 
-__all__ = ["PlaceColorOrder", "atom_depth", "atom_order", "column_order", "place_color_order",
-           "place_colors", "sort_columns", "variable_colors"]
+__all__ = ["PlaceColorOrder", "atom_depth", "atom_order", "column_order", "place_colors",
+           "sort_columns", "variable_colors"]

@@ -94,10 +94,6 @@ class Notes:
         self.divides: bool | None = None  # see has_symbolic_divisor
 
 
-#: the fields of :class:`Notes` (a :class:`NoteMemo` names one of them)
-_NOTE_FIELDS = ("digest", "size", "shape", "depth", "divides")
-
-
 def notes(x: Atom | Mono) -> Notes:
     """The :class:`Notes` of an atom or monomial (made on first use)."""
     n: Notes | None = x.memo
@@ -114,8 +110,7 @@ class NoteMemo(MutableMapping[Any, Any]):
     __slots__ = ("field",)
 
     def __init__(self, field: str) -> None:
-        assert field in _NOTE_FIELDS
-        self.field = field
+        self.field = field  # (a name of a field of Notes)
 
     def __contains__(self, x: object) -> bool:
         n = getattr(x, "memo", None)

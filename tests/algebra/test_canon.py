@@ -85,7 +85,7 @@ def test_atom_depth_counts_the_nesting() -> None:
 def test_place_colour_order_is_place_colours_computed_when_first_asked() -> None:
     polys = _polys("2*a + floordiv(b, c) >= mod(c, 4)")
     colors = canon.place_colors(polys)
-    order = canon.place_color_order(polys)
+    order = canon.PlaceColorOrder(polys)
     assert not order.computed  # a probe that never has to choose never pays for them
     assert [order(x) for x in ("a", "b", "c", "z")] == [colors["a"], colors["b"],
                                                         colors["c"], 0]

@@ -60,7 +60,7 @@ class Directed(Tactic):
         # valid point): only the claim is left to check.
         signs = probe.movable(d)
         for env in probe.directed(self.start_env(start, signs), d, want_fails,
-                                  [*constraints, *dom], canon.place_color_order([d, *constraints]),
+                                  [*constraints, *dom], canon.PlaceColorOrder([d, *constraints]),
                                   self.value, signs, self.scope.var_upper_bound):
             pt = self.pool.point(env)
             if (pt.poly(d) < 0) == want_fails:
@@ -75,7 +75,7 @@ class Directed(Tactic):
             return None
         pool = self.pool
         dom = pool.domain([d])
-        order = canon.place_color_order([d, *pool.constraint_polys()])
+        order = canon.PlaceColorOrder([d, *pool.constraint_polys()])
         signs = probe.monotone_signs(d)
         for env in probe.roots(self.start_env(start, signs), d, order, self.value, signs):
             pt = pool.point(env)

@@ -154,8 +154,6 @@ class Intervals(Tactic):
         self.find_model = find_model
 
     def run(self, q: Query) -> Outcome | None:
-        if q.holds is not None:
-            return None  # holds at a valid valuation: not refuted
         links, claim = q.links, q.claim
         cert = self.certify(links, claim, "refuted")
         if cert is None:

@@ -33,7 +33,11 @@ runs, then a summary:
    runs past the time limit on is dropped (and counted).  Answers are
    compared: a proof in one library against a refutation (or a
    counterexample) in another is a bug and printed loudly, as is an answer
-   that changes under renaming.
+   that changes under renaming.  Last, the cyclic garbage collector's work
+   inside each library's calls (``CollectorLedger``): a collection is paid by
+   the call that allocates past the threshold, and walks what every library
+   left, so wall time carries a cost that one library's instruction counts
+   do not show.
 2. **Scope creation** from fresh strings with 1-10 constraints:
    ``symshape.SymbolicScope(cs)`` against ``jax.export.SymbolicScope(cs)``,
    the same statistics, and the cached figure (the same texts again) beside.
@@ -60,7 +64,7 @@ import signal
 import statistics
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -579,6 +583,59 @@ def _timed_call(fn: Callable[[], Answer], limit: float) -> tuple[float, Answer |
     return time.perf_counter() - t0, a
 
 
+class CollectorLedger:
+    """The cyclic garbage collector's work inside each library's timed calls.
+
+    A collection runs inside whichever call allocates past the collector's
+    threshold, and walks every young object, whichever library left it: a
+    library that leaves reference cycles behind (garbage only the collector
+    frees) makes collections come sooner for every library, and a call that
+    allocates many container objects at once is more likely to set one off.
+    Both show in wall time, not in instruction counts of one library alone,
+    so the first-sight section reports them: per library, the collections
+    that ran inside its calls and their time, and the young objects one call
+    leaves to the collector (the net growth of the youngest generation's
+    count over the calls that ran no collection)."""
+
+    def __init__(self) -> None:
+        self.label = ""
+        self.collections: dict[str, list[int]] = {}  # label -> per generation
+        self.seconds: dict[str, float] = {}
+        self.left: dict[str, list[int]] = {}  # label -> young objects left per call
+        self._started = 0.0
+        self._ran = False
+
+    def _callback(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
+            return
+        self._ran = True
+        if self.label:
+            per_gen = self.collections.setdefault(self.label, [0, 0, 0])
+            per_gen[info["generation"]] += 1
+            self.seconds[self.label] = (self.seconds.get(self.label, 0.0)
+                                        + time.perf_counter() - self._started)
+
+    def __enter__(self) -> CollectorLedger:
+        gc.callbacks.append(self._callback)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        gc.callbacks.remove(self._callback)
+
+    def call(self, label: str, fn: Callable[[], Answer], limit: float
+             ) -> tuple[float, Answer | str]:
+        """:func:`_timed_call` of ``fn``, its collections booked to ``label``."""
+        self.label, self._ran = label, False
+        count = gc.get_count()[0]
+        try:
+            return _timed_call(fn, limit)
+        finally:
+            self.label = ""
+            if not self._ran:
+                self.left.setdefault(label, []).append(gc.get_count()[0] - count)
+
+
 @dataclass
 class Sample:
     """One timed call: the query's index, its family, seconds, answer."""
@@ -598,6 +655,7 @@ class SightRun:
     cached: dict[str, list[Sample]] = field(default_factory=dict)
     rejected: dict[str, int] = field(default_factory=dict)
     unstable: list[str] = field(default_factory=list)
+    collector: CollectorLedger = field(default_factory=CollectorLedger)
 
 
 def _rank(ordered: Sequence[float], q: float) -> float:
@@ -628,6 +686,15 @@ def run_first_sight(per_family: int, seed: int, rounds: int, have_jax: bool,
     makers = contenders(have_jax)
     out = SightRun(first={n: [] for n in makers}, cached={n: [] for n in makers})
     fresh = itertools.count(1)
+    with out.collector:
+        _first_sight_rounds(out, makers, per_family, seed, rounds, limit, fresh)
+    return out
+
+
+def _first_sight_rounds(out: SightRun, makers: dict[str, Callable[[Query], Callable[[], Answer]]],
+                        per_family: int, seed: int, rounds: int, limit: float,
+                        fresh: Iterator[int]) -> None:
+    """The rounds of :func:`run_first_sight`, filling ``out``."""
     for family in SIGHT_FAMILIES:
         rng = random.Random(f"{seed}:{family}")
         made = tries = 0
@@ -645,7 +712,7 @@ def run_first_sight(per_family: int, seed: int, rounds: int, have_jax: bool,
                 for name in names:
                     qi = renamed_query(q, next(fresh))
                     last[name] = qi
-                    dt, a = _timed_call(makers[name](qi), limit)
+                    dt, a = out.collector.call(name, makers[name](qi), limit)
                     if a == "timeout" or (isinstance(a, str) and a.startswith("error")):
                         bad = f"{name}: {a if a == 'timeout' else a[7:]}"
                         break
@@ -665,11 +732,10 @@ def run_first_sight(per_family: int, seed: int, rounds: int, have_jax: bool,
                 for dt, a in got:
                     out.first[name].append(Sample(idx, family, dt, a))
             for name in (reversed(list(makers)) if idx % 2 else makers):
-                dt, a = _timed_call(makers[name](last[name]), limit)
+                dt, a = out.collector.call(f"{name} cached", makers[name](last[name]), limit)
                 out.cached[name].append(Sample(idx, family, dt,
                                                a if not isinstance(a, str) or a in "TFC"
                                                else None))
-    return out
 
 
 def _decided(name: str, a: Answer) -> bool:
@@ -782,8 +848,30 @@ def section_first_sight(per_family: int, seed: int, rounds: int, have_jax: bool,
                 summary.append("cached (same texts again), JAX / symshape median: " + ", ".join(
                     f"{_LABEL[n]} {ratio(st_c['jax'][0], st_c[n][0])}" for n in sym))
         print(row)
+    _report_collector(run, libs, summary)
     _check_answers(run, have_jax, summary)
     print(f"  (section wall time {time.perf_counter() - t_start:.1f} s)")
+
+
+def _report_collector(run: SightRun, libs: Sequence[str], summary: list[str]) -> None:
+    """The garbage collector's work inside each library's first-sight calls."""
+    ledger = run.collector
+    print("\n  the cyclic garbage collector inside the first-sight calls (a collection runs in "
+          "the call that allocates past its threshold and walks what every library left; "
+          "left per call: young objects a call leaves to the collector, median and mean)")
+    parts = []
+    for n in libs:
+        calls = len(run.first[n])
+        gens = ledger.collections.get(n, [0, 0, 0])
+        secs = ledger.seconds.get(n, 0.0)
+        left = sorted(ledger.left.get(n, [])) or [0]
+        share = secs / max(math.fsum(s.seconds for s in run.first[n]), 1e-12)
+        print(f"  {_LABEL[n]:20} {calls:5} calls: collections of generation 0/1/2 "
+              f"{gens[0]}/{gens[1]}/{gens[2]}, {fmt_time(secs)} ({share:.0%} of its time); "
+              f"left per call {statistics.median(left):.0f}, {statistics.fmean(left):.0f}")
+        parts.append(f"{_LABEL[n]} {fmt_time(secs)} ({share:.0%}), leaves "
+                     f"{statistics.fmean(left):.0f} per call")
+    summary.append("first sight, time in the garbage collector: " + "; ".join(parts))
 
 
 def _check_answers(run: SightRun, have_jax: bool, summary: list[str]) -> None:

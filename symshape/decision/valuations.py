@@ -63,7 +63,7 @@ class Point:
     ``max``/``floordiv`` cannot hit the recursion limit.
     """
 
-    __slots__ = ("env", "seed", "memo", "_dom")
+    __slots__ = ("env", "seed", "memo", "default")
 
     def __init__(self, env: dict[str, int], seed: int, sub: Any) -> None:
         self.env = env
@@ -71,28 +71,31 @@ class Point:
         self.memo: dict[Atom, int] | None = {} if sub is not None else None
         # (``sub``, the atoms below an atom, only says whether to keep a memo:
         # the scalar walk reads variables itself)
-        # A zero divisor gives 0: see _UNDEFINED.
-        self._dom = IntDomain(env, _DEFAULTS[seed] if seed < len(_DEFAULTS) else
-                              free_value(seed, 0), _UNDEFINED)
+        #: The value of a variable outside ``env``.
+        self.default = _DEFAULTS[seed] if seed < len(_DEFAULTS) else free_value(seed, 0)
 
     def var(self, name: str) -> int:
         """Value of a variable."""
         v = self.env.get(name)
         if v is None:
-            v = self._dom.default
+            v = self.default
         return v
 
     def atom(self, a: Atom, memo: dict[Atom, int] | None = None) -> int:
         """Value of an atom."""
         if memo is None:
             memo = self.memo if self.memo is not None else {}
-        return atom_value(self._dom, memo, a)
+        # (the domain is made per call: most points only ever evaluate
+        # polynomials, whose walk reads the variables itself, and a point
+        # made for every candidate valuation is one object fewer for the
+        # garbage collector to count; a zero divisor gives 0, see _UNDEFINED)
+        return atom_value(IntDomain(self.env, self.default, _UNDEFINED), memo, a)
 
     def poly(self, p: Poly, memo: dict[Atom, int] | None = None) -> int:
         """Value of a polynomial."""
         if memo is None:
             memo = self.memo if self.memo is not None else {}
-        return value_at(p, self.env, memo, self._dom.default, _UNDEFINED)  # type: ignore[return-value]
+        return value_at(p, self.env, memo, self.default, _UNDEFINED)  # type: ignore[return-value]
 
     def satisfies(self, polys: Sequence[Poly]) -> bool:
         """Is every polynomial of ``polys`` >= 0 here?  (Where validity is
@@ -100,7 +103,7 @@ class Point:
         polynomial.)"""
         env = self.env
         memo = self.memo if self.memo is not None else {}
-        default = self._dom.default
+        default = self.default
         for p in polys:  # noqa: SIM110 - all() over a generator costs more here
             if value_at(p, env, memo, default, _UNDEFINED) < 0:  # type: ignore[operator]
                 return False

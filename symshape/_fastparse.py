@@ -286,7 +286,8 @@ class FastParser:
         # character no terminal matches (it then has no kind), and only blanks
         # at the end of the text are left unmatched
         name_keywords = self._name_keywords
-        for blank, value, name in self._split.findall(text):
+        found: list[tuple[str, str, str]] = self._split.findall(text)
+        for blank, value, name in found:
             offset += len(blank)
             if name:
                 kind = name_keywords.get(name)

@@ -52,7 +52,7 @@ def build(node: tuple[Any, ...], scope: SymbolicScope, text: str = "",
     before: parsed specs share repeated subtrees (see
     :func:`symshape.parsing.share_subtrees`), and the links of a comparison
     chain share their middle operands."""
-    kind = node[0]
+    kind: str = node[0]  # (typed: the compiled comparisons are string ones)
     if kind == "var":  # (a leaf: no memo, no walk)
         return scope.var(node[2])
     if kind == "int":
@@ -119,7 +119,7 @@ def _build_shallow(node: tuple[Any, ...], scope: SymbolicScope, text: str,
     """:func:`build` by recursion, for a node of a short text: the same
     operations in the same order (operands left to right, a long sum in one
     pass), and the same memo."""
-    kind = node[0]
+    kind: str = node[0]  # (typed: the compiled comparisons are string ones)
     if kind == "var":
         return scope.var(node[2])
     if kind == "int":
@@ -210,7 +210,7 @@ def _sum(operands: list[tuple[int, Dim]], scope: SymbolicScope) -> Dim:
 
 def _combine(node: tuple[Any, ...], args: list[Dim], text: str) -> Dim:
     """The expression of ``node`` from the expressions of its operands."""
-    kind = node[0]
+    kind: str = node[0]
     if kind == _NEG:
         return -args[0]
     try:

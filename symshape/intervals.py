@@ -16,7 +16,17 @@ from threading import get_ident
 from typing import Any
 
 from symshape._mypyc import mypyc_attr
-from symshape.algebra.atoms import ONE, Atom, FloorDiv, Max0, Mono, Var, atom_mono, make_var
+from symshape.algebra.atoms import (
+    ONE,
+    Atom,
+    Factors,
+    FloorDiv,
+    Max0,
+    Mono,
+    Var,
+    atom_mono,
+    make_var,
+)
 from symshape.algebra.bounds import Bound, bound_add, bound_mul, is_finite
 from symshape.algebra.dimexpr import DimExpr
 from symshape.algebra.poly import Terms
@@ -75,7 +85,8 @@ def _term_interval(scope: IntervalBounds, m: Mono,
         else:
             lo, hi = scope._atom_interval(a)
     else:
-        lo, hi = _mono_interval([(*scope._factor_interval(a), k) for a, k in m])
+        pairs: Factors = m
+        lo, hi = _mono_interval([(*scope._factor_interval(a), k) for a, k in pairs])
     pb = bounds.get(m)
     if pb is not None:
         return max(lo, pb[0]), min(hi, pb[1])

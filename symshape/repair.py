@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, TypeVar
 
-from symshape.algebra.atoms import FloorDiv, Max0, Var
+from symshape.algebra.atoms import Factors, FloorDiv, Max0, Var
 from symshape.algebra.dimexpr import DimExpr
 from symshape.algebra.poly import Terms, value_at
 
@@ -95,7 +95,8 @@ def fact_atoms(facts: Sequence[DimExpr | int]) -> tuple[set[str], list[Any]]:
     for f in facts:
         if isinstance(f, DimExpr):
             for m in f.terms:
-                for a, _ in m:
+                pairs: Factors = m
+                for a, _ in pairs:
                     if type(a) is Var:
                         names.add(a.name)
                     else:
@@ -172,7 +173,8 @@ def shown_to_hold(checks: Sequence[Check]) -> bool:
                         own = []
                     own.append(x)
                 continue
-            for a, _ in m:
+            pairs: Factors = m
+            for a, _ in pairs:
                 if type(a) is Var:
                     if others is None:
                         others = set()
@@ -373,7 +375,8 @@ def _atoms_below(atoms: list[Any], names: set[str], steps: dict[str, int] | None
         for o in a.operands:
             if isinstance(o, DimExpr):
                 for m in o.terms:
-                    for b, _ in m:
+                    pairs: Factors = m
+                    for b, _ in pairs:
                         if type(b) is Var:
                             names.add(b.name)
                             if steps is not None and type(a) is FloorDiv and \

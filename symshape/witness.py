@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from symshape.algebra.atoms import FloorDiv, Var, compound_children, fold_atoms
+from symshape.algebra.atoms import Factors, FloorDiv, Var, compound_children, fold_atoms
 from symshape.algebra.dimexpr import DimExpr
 from symshape.algebra.poly import value_at
 from symshape.repair import divisor_steps, fact_atoms
@@ -118,7 +118,8 @@ class AtomShapes:
         a_max = b_max = 0
         for m, c in terms.items():
             a_sum, b_sum = 0, abs(c).bit_length()
-            for x, k in m:
+            pairs: Factors = m
+            for x, k in pairs:
                 if type(x) is Var:
                     a_sum += k
                 else:
@@ -140,7 +141,8 @@ class AtomShapes:
         """The symbolic divisors of the floordiv atoms of ``e``, at any depth."""
         out: dict[DimExpr, None] = {}
         for m in e.terms:
-            for x, _ in m:
+            pairs: Factors = m
+            for x, _ in pairs:
                 if type(x) is not Var:
                     below: tuple[DimExpr, ...] = fold_atoms(x, self.dens, self._own_divisors,
                                                             compound_children)
@@ -309,7 +311,8 @@ class SignWitnesses:
         nest of max/min asks about every level of itself while it is built)."""
         out: set[str] = set()
         for m in e.terms:
-            for a, _ in m:
+            pairs: Factors = m
+            for a, _ in pairs:
                 if type(a) is Var:
                     out.add(a.name)
                 else:
@@ -326,7 +329,8 @@ class SignWitnesses:
         for o in a.operands:
             if isinstance(o, DimExpr):
                 for m in o.terms:
-                    for b, _ in m:
+                    pairs: Factors = m
+                    for b, _ in pairs:
                         if type(b) is Var:
                             names.add(b.name)
                         else:

@@ -185,15 +185,29 @@ class Max0(Atom):
 
 def atom_children(a: Atom) -> list[Atom]:
     """The atoms of the operands of ``a`` (one level down)."""
-    return [b for o in a.operands if not isinstance(o, int) for m in o.terms for b, _ in m]
+    out: list[Atom] = []
+    for o in a.operands:
+        if not isinstance(o, int):
+            for m in o.terms:
+                pairs: Factors = m
+                for b, _ in pairs:
+                    out.append(b)
+    return out
 
 
 def compound_children(a: Atom) -> list[Atom]:
     """The floordiv and max atoms of the operands of ``a`` (one level down):
     the children for a :func:`fold_atoms` whose ``compute`` reads variables
     itself (an atom over variables alone then takes its fast path)."""
-    return [b for o in a.operands if not isinstance(o, int) for m in o.terms for b, _ in m
-            if type(b) is not Var]
+    out: list[Atom] = []
+    for o in a.operands:
+        if not isinstance(o, int):
+            for m in o.terms:
+                pairs: Factors = m
+                for b, _ in pairs:
+                    if type(b) is not Var:
+                        out.append(b)
+    return out
 
 
 V = TypeVar("V")
@@ -360,6 +374,14 @@ def make_max0_atom(arg: DimExpr, scope: AlgebraScope) -> Max0:
     return a
 
 
+#: The ``(atom, exponent)`` pairs of a monomial, as a plain tuple type.  A
+#: compiled loop over a :class:`Mono` goes through a generic iterator (an
+#: object per loop, which the garbage collector counts), since the compiler
+#: knows nothing of a tuple subclass; bound to a local of this type first
+#: (``pairs: Factors = m``), it walks the tuple in C.  Worth it in hot loops.
+Factors = tuple[tuple[Atom, int], ...]
+
+
 @mypyc_attr(native_class=False)
 class Mono(tuple[tuple[Atom, int], ...]):
     """A monomial: ``(atom, exponent)`` pairs in atom-key order, interned.
@@ -459,8 +481,12 @@ def _compute_mono_key(m: Mono) -> tuple[Any, ...]:
     # the order is the lexicographic one over (atom, exponent) pairs; flat
     # tuples compare several times faster than nested ones, and comparing
     # leading monomials is the core of every addition.
-    key: list[Any] = [-sum(e for _, e in m)]
-    for a, e in m:
+    pairs: Factors = m
+    degree = 0
+    for _, e in pairs:
+        degree += e
+    key: list[Any] = [-degree]
+    for a, e in pairs:
         key.extend(a.sort_key)
         key.append(-e)
     return tuple(key)
@@ -579,7 +605,7 @@ def set_atom_evaluator(evaluate: Callable[[Atom, Mapping[str, Any]], Any]) -> No
 
 
 __all__ = [
-    "ONE", "Atom", "FloorDiv", "Max0", "Mono", "Var", "adopt_sort_key",
+    "ONE", "Atom", "Factors", "FloorDiv", "Max0", "Mono", "Var", "adopt_sort_key",
     "atom_children", "atom_mono", "compound_children", "fold_atoms", "live_variable_count",
     "make_floordiv_atom", "make_max0_atom", "make_var", "mono_div", "mono_key", "mono_mul",
     "mono_of", "release_atoms", "set_atom_evaluator",

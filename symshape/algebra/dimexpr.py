@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Union, cast
 
 import numpy as np
 
-from symshape.algebra.atoms import ONE, Atom, Max0, Mono, Var, atom_mono, mono_key, mono_of
+from symshape.algebra.atoms import ONE, Atom, Factors, Max0, Mono, Var, atom_mono, mono_key, mono_of
 from symshape.algebra.poly import Terms, evaluate_expr, mul
 from symshape.echo import clip
 from symshape.errors import ArgumentError, ExpressionTooLargeError
@@ -176,7 +176,8 @@ class DimExpr:
         while stack:
             e = stack.pop()
             for m in e.terms:
-                for a, _ in m:
+                pairs: Factors = m
+                for a, _ in pairs:
                     if a in out:
                         continue
                     out.add(a)
@@ -217,7 +218,8 @@ class DimExpr:
     def _has_max_power(terms: Terms) -> bool:
         """Does a monomial hold a ``max`` atom with exponent >= 2?"""
         for m in terms:
-            for a, k in m:
+            pairs: Factors = m
+            for a, k in pairs:
                 if k >= 2 and type(a) is Max0:
                     return True
         return False

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from itertools import product
 
-from symshape.algebra.atoms import ONE, Atom, Mono, Var, mono_of
+from symshape.algebra.atoms import ONE, Atom, Factors, Mono, Var, mono_of
 from symshape.algebra.poly import Terms
 
 #: most residue vectors :func:`constant_residue` evaluates (k ** atoms)
@@ -50,7 +50,8 @@ def divide_terms(p: Terms, factor: Mono) -> Terms:
     out: Terms = {}
     for m, c in p.items():
         pairs = []
-        for a, k in m:
+        factors: Factors = m
+        for a, k in factors:
             left = k - drop.get(a, 0)
             if left:
                 pairs.append((a, left))
@@ -74,7 +75,8 @@ def constant_residue(p: Terms, k: int) -> int | None:
     nonlinear = False
     for m in p:
         degree = 0
-        for a, e in m:
+        pairs: Factors = m
+        for a, e in pairs:
             degree += e
             if a not in seen:
                 seen.add(a)

@@ -40,6 +40,7 @@ import numpy as np
 
 from symshape.algebra.atoms import (
     Atom,
+    Factors,
     FloorDiv,
     Max0,
     Mono,
@@ -157,7 +158,7 @@ class IntDomain(Domain):
     value ``undefined``: None makes the whole evaluation None (see
     :func:`value_at`), an int stands in for the atom's value."""
 
-    def __init__(self, env: Mapping[str, Any], default: int, undefined: int | None) -> None:
+    def __init__(self, env: dict[str, int], default: int, undefined: int | None) -> None:
         self.env = env
         self.default = default
         self.undefined = undefined
@@ -233,11 +234,13 @@ def evaluate_terms(terms: Terms, dom: Domain, memo: dict[Any, Any],
     it becomes is the domain's (see :class:`Domain` and its subclasses)."""
     t = type(dom)
     if t is IntDomain:
-        return value_at(terms, dom.env, memo, dom.default, dom.undefined)  # type: ignore[attr-defined]
+        ints: dict[str, int] = dom.env  # type: ignore[assignment] # (an IntDomain's is a dict)
+        return value_at(terms, ints, memo, dom.default, dom.undefined)  # type: ignore[attr-defined]
     acc: Any = None
     for m, c in terms.items():
         factors: list[Any] = []
-        for a, k in m:
+        pairs: Factors = m
+        for a, k in pairs:
             if a in memo:
                 v = memo[a]
             elif resolve is None:
@@ -257,7 +260,8 @@ def atom_value(dom: Domain, memo: dict[Any, Any], a: Atom) -> Any:
             return dom.var(a)
         if a in memo:
             return memo[a]
-        return fold_atoms(a, memo, partial(_int_atom, dom.env, memo, dom.default,
+        ints: dict[str, int] = dom.env  # type: ignore[assignment] # (an IntDomain's is a dict)
+        return fold_atoms(a, memo, partial(_int_atom, ints, memo, dom.default,
                                            dom.undefined), compound_children)
     return fold_atoms(a, memo, partial(compute_atom, dom, memo))
 
@@ -270,7 +274,8 @@ def compute_atom(dom: Domain, memo: dict[Any, Any], a: Atom) -> Any:
     if t is Var:
         return dom.var(a)  # type: ignore[arg-type]
     if type(dom) is IntDomain:
-        return _int_atom(dom.env, memo, dom.default, dom.undefined, a)
+        ints: dict[str, int] = dom.env  # type: ignore[assignment] # (an IntDomain's is a dict)
+        return _int_atom(ints, memo, dom.default, dom.undefined, a)
     if t is FloorDiv:
         num, den = a.num, a.den  # type: ignore[attr-defined]
         return dom.floordiv(
@@ -283,7 +288,7 @@ def compute_atom(dom: Domain, memo: dict[Any, Any], a: Atom) -> Any:
                     else evaluate_terms(arg.terms, dom, memo))
 
 
-def value_at(e: DimExpr | Terms | int, env: Mapping[str, Any], memo: dict[Any, Any],
+def value_at(e: DimExpr | Terms | int, env: dict[str, int], memo: dict[Any, Any],
              default: int = 1, undefined: int | None = None) -> int | None:
     """Value of ``e`` (an expression or its terms) where each variable has its
     value in ``env`` (``default`` when missing): :func:`evaluate_terms` in
@@ -297,10 +302,15 @@ def value_at(e: DimExpr | Terms | int, env: Mapping[str, Any], memo: dict[Any, A
     the memo, and an atom over variables alone is computed without a fold."""
     if isinstance(e, int):
         return e
+    # (typed locals: the compiled loop then walks the dict and each monomial's
+    # tuple in C, where iterating an untyped value makes an iterator object
+    # per monomial, one the garbage collector counts)
+    terms: Terms = e if type(e) is dict else e.terms  # type: ignore[union-attr]
     total = 0
-    for m, c in (e if type(e) is dict else e.terms).items():  # type: ignore[union-attr]
+    for m, c in terms.items():
+        pairs: Factors = m
         p = c
-        for a, k in m:
+        for a, k in pairs:
             if type(a) is Var:
                 x = env.get(a.name, default)
                 if x != 1:
@@ -321,7 +331,7 @@ def value_at(e: DimExpr | Terms | int, env: Mapping[str, Any], memo: dict[Any, A
     return total
 
 
-def _int_atom(env: Mapping[str, Any], memo: dict[Any, Any], default: int,
+def _int_atom(env: dict[str, int], memo: dict[Any, Any], default: int,
               undefined: int | None, a: Atom) -> Any:
     """:func:`compute_atom` in the scalar-int domain (the hot path):
     :class:`IntDomain`'s ``operand``, ``floordiv`` and ``max0`` written out."""
@@ -347,7 +357,8 @@ def _over_variables(a: Atom) -> bool:
 def _of_variables_only(o: DimExpr | int) -> bool:
     if not isinstance(o, int):
         for m in o.terms:
-            for b, _ in m:
+            pairs: Factors = m
+            for b, _ in pairs:
                 if type(b) is not Var:
                     return False
     return True

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from symshape.algebra.atoms import (
     Atom,
+    Factors,
     FloorDiv,
     Max0,
     Mono,
@@ -75,7 +76,8 @@ class _Substitution:
         total: DimExpr | int = 0
         for m, c in x.terms.items():
             v: DimExpr | int = c
-            for a, k in m:
+            pairs: Factors = m
+            for a, k in pairs:
                 av = self.atom(a)
                 for _ in range(k):
                     v = mul_any(v, av, target) if isinstance(av, DimExpr) else v * av
@@ -107,7 +109,8 @@ class ScopeCopier:
         assert isinstance(e, DimExpr)
         terms = e.terms
         for m in terms:
-            for a, _ in m:
+            pairs: Factors = m
+            for a, _ in pairs:
                 if type(a) is not Var:
                     # rebuild the term map only when an atom must be copied
                     terms = {self.mono(m2): c for m2, c in terms.items()}
@@ -123,7 +126,8 @@ class ScopeCopier:
         got = self.monos.get(m)
         if got is None:
             got = m
-            for a, _ in m:
+            pairs: Factors = m
+            for a, _ in pairs:
                 if type(a) is not Var:
                     got = mono_of(tuple((self.atom(b), k) for b, k in m))
                     break

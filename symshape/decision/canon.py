@@ -27,10 +27,10 @@ depend on the process's string-hash seed.
 from __future__ import annotations
 
 from collections.abc import Callable, Container, Iterable, MutableMapping, Sequence
-from typing import Any
 
 from symshape.algebra.atoms import (
     Atom,
+    Factors,
     FloorDiv,
     Max0,
     Mono,
@@ -114,12 +114,13 @@ class _Digests:
                 a, k = m[0]
                 d = hash(((self.atom(a), k),))
             else:
-                d = hash(tuple(sorted((self.atom(a), k) for a, k in m)))
+                pairs: Factors = m
+                d = hash(tuple(sorted([(self.atom(a), k) for a, k in pairs])))
             self.monos[m] = d
         return d
 
-    def poly(self, p: Any) -> int:
-        return hash(tuple(sorted((self.mono(m), c) for m, c in p.items())))
+    def poly(self, p: P.Poly) -> int:
+        return hash(tuple(sorted([(self.mono(m), c) for m, c in p.items()])))
 
 
 # Where a variable occurs directly: as a factor of monomial ``m`` with
@@ -147,10 +148,11 @@ def _places(polys: Sequence[P.Poly]) -> dict[str, list[_Place]]:
 # (module-level helpers and lambdas: no nested functions in
 # compiled modules, see docs/architecture.md)
 def _visit_places(out: dict[str, list[_Place]], seen: set[Atom], todo: list[Atom],
-                  parent: Atom | None, i: int, terms: Any) -> None:
+                  parent: Atom | None, i: int, terms: P.Poly) -> None:
     """Record the places of ``terms``'s variables; queue its new atoms."""
     for m, c in terms.items():
-        for a, _ in m:
+        pairs: Factors = m
+        for a, _ in pairs:
             if type(a) is Var:
                 out.setdefault(a.name, []).append((parent, i, m, c))
             elif a not in seen:
@@ -239,7 +241,8 @@ def _column_key(dg: _Digests, m: Mono) -> tuple[int, int, int, int]:
 
 def _mono_depth(m: Mono) -> int:
     depth = 0
-    for a, _ in m:
+    pairs: Factors = m
+    for a, _ in pairs:
         if type(a) is not Var:  # (a variable's depth is 0)
             n = a.memo  # (the memo of _ATOM_DEPTHS, read inline)
             d = None if n is None else n.depth

@@ -33,7 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from symshape.algebra.atoms import Atom, FloorDiv, Max0, Mono, Var, atom_mono, mono_div
+from symshape.algebra.atoms import Atom, Factors, FloorDiv, Max0, Mono, Var, atom_mono, mono_div
 from symshape.algebra.dimexpr import DimExpr
 from symshape.decision import canon
 from symshape.decision import poly as P
@@ -137,7 +137,8 @@ class Linearizer:
             for o in a.operands:
                 if isinstance(o, DimExpr):
                     for m in o.terms:
-                        for b, _ in m:
+                        pairs: Factors = m
+                        for b, _ in pairs:
                             acc.add(b)
             s = self._sub[a] = tuple(acc)
         return s
@@ -149,7 +150,8 @@ class Linearizer:
         stack: list[Atom] = []
         for p in polys:
             for m in p:
-                for a, _ in m:
+                pairs: Factors = m
+                for a, _ in pairs:
                     if a not in seen:
                         seen.add(a)
                         stack.append(a)
@@ -429,7 +431,8 @@ class Linearizer:
         if fs is not None:
             return fs
         out: dict[frozenset[Any], Fact] = {}
-        for x, _ in m:
+        pairs: Factors = m
+        for x, _ in pairs:
             xm = P.atom_mono(x)
             rest = mono_div(m, xm)
             if not rest:
@@ -557,7 +560,8 @@ class Linearizer:
                 if m in seen:
                     continue
                 seen.add(m)
-                for x, _ in m:
+                pairs: Factors = m
+                for x, _ in pairs:
                     rest = mono_div(m, atom_mono(x))
                     if not rest:
                         continue

@@ -22,6 +22,7 @@ from typing import Any
 from symshape.algebra.atoms import (
     ONE,
     Atom,
+    Factors,
     FloorDiv,
     Mono,
     Var,
@@ -246,7 +247,8 @@ def tree_size(p: Poly, cap: int = TEXT_LIMIT) -> int:
     time they occur), saturating at ``cap``; memoized per atom, iterative."""
     total = 0
     for m in p:
-        for a, _ in m:
+        pairs: Factors = m
+        for a, _ in pairs:
             total += min(fold_atoms(a, _SIZES, _size_of), cap)
             if total >= cap:
                 return cap
@@ -261,7 +263,8 @@ def _size_of(x: Atom) -> int:
         if isinstance(o, DimExpr):
             size += len(o.terms)
             for m in o.terms:
-                for b, _ in m:
+                pairs: Factors = m
+                for b, _ in pairs:
                     size += b.memo.size  # (known: see tree_size)
     return min(size, TEXT_LIMIT)
 

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from symshape.algebra.atoms import Atom, FloorDiv, Var
+from symshape.algebra.atoms import Atom, Factors, FloorDiv, Var
 from symshape.algebra.dimexpr import DimExpr
 from symshape.decision import canon
 from symshape.decision import poly as P
@@ -94,7 +94,7 @@ class ScopePool:
         where an expression of a query is defined (a hypothesis of that query,
         never a fact of the scope)."""
         out: list[Poly] = []
-        if not any(P.has_symbolic_divisor(a) for p in polys for m in p for a, _ in m):
+        if not _any_symbolic_divisor(polys):
             return out  # (without walking a deep nest of atoms at every question)
         cache = self.domains
         for a in self.lin.closure(polys):
@@ -348,6 +348,17 @@ class ScopePool:
             elif fails is None:
                 fails = pool.point(i)
         return holds, fails
+
+def _any_symbolic_divisor(polys: Sequence[Poly]) -> bool:
+    """Does an atom of ``polys`` have a symbolic divisor, at any depth?"""
+    for p in polys:
+        for m in p:
+            pairs: Factors = m
+            for a, _ in pairs:
+                if P.has_symbolic_divisor(a):
+                    return True
+    return False
+
 
 class _Models:
     """Valid valuations, each once, in the order added (a class, since

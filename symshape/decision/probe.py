@@ -21,7 +21,7 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from symshape.algebra.atoms import FloorDiv, Max0, Var
+from symshape.algebra.atoms import Factors, FloorDiv, Max0, Var
 from symshape.algebra.dimexpr import DimExpr
 from symshape.decision.poly import Poly
 from symshape.repair import by_order, linear_vars, repaired
@@ -58,7 +58,8 @@ def monotone_signs(d: Poly) -> dict[str, int]:
                 continue
             s = sign if c > 0 else -sign
             if all(type(a) is Var for a, _ in m):
-                for a, _ in m:
+                pairs: Factors = m
+                for a, _ in pairs:
                     name = a.name  # type: ignore[attr-defined]
                     if signs.setdefault(name, s) != s:
                         mixed.add(name)
@@ -161,7 +162,8 @@ def residue_moves(env: dict[str, int], d: Poly, order: Callable[[str], object],
     atoms: set[FloorDiv] = set()
     moves: list[tuple[str, int, int, Poly]] = []
     for m in d:
-        for a, _ in m:
+        pairs: Factors = m
+        for a, _ in pairs:
             if type(a) is not FloorDiv or type(a.den) is not int or isinstance(a.num, int) \
                     or a in atoms:
                 continue
@@ -196,7 +198,8 @@ def quotient_moves(env: dict[str, int], d: Poly, order: Callable[[str], object],
     atoms: set[FloorDiv] = set()
     moves: list[tuple[str, int, Any, Any]] = []
     for m in d:
-        for a, _ in m:
+        pairs: Factors = m
+        for a, _ in pairs:
             if type(a) is not FloorDiv or isinstance(a.den, int) or a in atoms:
                 continue
             atoms.add(a)

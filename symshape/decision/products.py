@@ -39,7 +39,7 @@ import math
 from collections.abc import Sequence
 from fractions import Fraction
 
-from symshape.algebra.atoms import Atom, Var
+from symshape.algebra.atoms import Atom, Factors, Var
 from symshape.decision import canon
 from symshape.decision import poly as P
 from symshape.decision.fact_kinds import make_factor_quotient, make_product, make_square
@@ -118,7 +118,8 @@ def _squares_of(q: Poly) -> list[Fact]:
         if degree > 2:
             return []
         quadratic = quadratic or degree == 2
-        for a, _ in m:
+        pairs: Factors = m
+        for a, _ in pairs:
             if a not in seen:
                 seen.add(a)
                 atoms.append(a)

@@ -27,7 +27,7 @@ import math
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 
-from symshape.algebra.atoms import Max0, Mono, Var, atom_mono, mono_div
+from symshape.algebra.atoms import Factors, Max0, Mono, Var, atom_mono, mono_div
 from symshape.decision import canon
 from symshape.decision import poly as P
 from symshape.decision.fact_kinds import make_combo, make_product, max_cases, split_cases
@@ -169,7 +169,8 @@ class Search:
         for m in self.monos:
             if len(m) > 1 or m[0][1] > 1:
                 splits = []
-                for x, _ in m:
+                pairs: Factors = m
+                for x, _ in pairs:
                     rest = mono_div(m, atom_mono(x))
                     xj = self.col_of.get(atom_mono(x))
                     rj = self.col_of.get(rest) if rest else None

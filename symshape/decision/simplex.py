@@ -469,7 +469,6 @@ class Simplex:
         val[b] = target
         # s_j = d * x_j at the new point (b now sits at ``target``)
         s_j = sum([v * val[k] for k, v in new.items()])
-        new_items = new.items()
         for r in users:
             den_r, row_r = rows[r]
             c = row_r.pop(j)
@@ -486,7 +485,7 @@ class Simplex:
             if e != 1:
                 for k in row_r:
                     row_r[k] *= e
-            for k, v in new_items:
+            for k, v in new.items():
                 if k in row_r:
                     old = row_r[k] + f * v
                     if old:

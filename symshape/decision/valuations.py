@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any, Final
 
-from symshape.algebra.atoms import Atom, Var, atom_children, fold_atoms
+from symshape.algebra.atoms import Atom, Factors, Var, atom_children, fold_atoms
 from symshape.algebra.poly import (
     IntDomain,
     VectorDomain,
@@ -173,10 +173,17 @@ class Pool:
         question.  A question with at most one free variable needs no
         colours (any value is the same value), and keeps this pool's memo."""
         bound = self.points[0].env if self.points else {}
-        free = {a.name for p in polys for m in p for a, _ in m
-                if type(a) is Var and a.name not in bound}
-        if len(free) <= 1 and not constraint_atoms and \
-                not any(type(a) is not Var for p in polys for m in p for a, _ in m):
+        free: set[str] = set()
+        only_variables = True
+        for p in polys:
+            for m in p:
+                pairs: Factors = m
+                for a, _ in pairs:
+                    if type(a) is not Var:
+                        only_variables = False
+                    elif a.name not in bound:
+                        free.add(a.name)
+        if len(free) <= 1 and not constraint_atoms and only_variables:
             return self
         # Only the free variables get colours, and they occur in the question
         # alone: every variable of the constraints has a value at every point.
@@ -262,7 +269,7 @@ class Pool:
         return evaluate_terms(p, self._dom, self.memo, self.atom)
 
 
-def _var_values(points: Sequence[Point], colors: dict[str, int], name: str) -> list[int]:
+def _var_values(points: tuple[Point, ...], colors: dict[str, int], name: str) -> list[int]:
     """Values of a variable at the points of a pool with these colours."""
     color = colors.get(name, 0)
     return [pt.env[name] if name in pt.env else free_value(pt.seed, color) for pt in points]

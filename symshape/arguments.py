@@ -45,8 +45,18 @@ def texts(value: Any, name: str = "constraints") -> tuple[str, ...]:
     return items
 
 
+_EXACT_INTS = 1 << 53  # ints up to this convert to a float exactly
+
+
 def positive_number(value: Any, name: str) -> float:
     """``value`` as a finite float > 0 (ints, floats and NumPy numbers alike)."""
+    # The common cases first, without the ABC check below (this runs for
+    # every query's budget); bool is a type of its own, and falls through.
+    t = type(value)
+    if t is float and 0 < value < math.inf:
+        return value
+    if t is int and 0 < value <= _EXACT_INTS:
+        return float(value)
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ArgumentError(f"{name}= must be a positive number, got "
                             f"{type(value).__name__} {_show(value)}")

@@ -31,7 +31,7 @@ a native class's methods in the module that defines it.)
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Union, cast
+from typing import TYPE_CHECKING, Any, Final, Union, cast
 
 import numpy as np
 
@@ -107,7 +107,7 @@ class DimExpr:
                 return 0
             if ONE in terms:
                 return terms[ONE]
-        e = _new(DimExpr)
+        e = DimExpr(terms, scope) if _COMPILED else _new(DimExpr)
         e.terms = terms
         e._scope = scope
         e._hash = -1
@@ -253,7 +253,7 @@ class DimExpr:
                     return 0
                 if ONE in out:
                     return out[ONE]
-            e = _new(DimExpr)
+            e = DimExpr(out, scope) if _COMPILED else _new(DimExpr)
             e.terms = out
             e._scope = scope
             e._hash = -1
@@ -343,7 +343,7 @@ class DimExpr:
             # _wrap inlined (the hottest path).  Scaling a non-constant
             # expression by a nonzero int keeps it non-constant and keeps the
             # leading monomial.
-            e = _new(DimExpr)
+            e = DimExpr(out, scope) if _COMPILED else _new(DimExpr)
             e.terms = out
             e._scope = scope
             e._hash = -1
@@ -765,13 +765,6 @@ __all__ = [
 ]
 
 
-def _alloc_via_init(cls: type[DimExpr]) -> DimExpr:
-    return cls(_EMPTY_TERMS, cast(Any, None))
-
-
-_EMPTY_TERMS: Terms = {}
-
-
 def _is_compiled() -> bool:
     """Whether this module runs compiled by mypyc (which refuses to allocate
     its classes without their constructor)."""
@@ -782,14 +775,14 @@ def _is_compiled() -> bool:
     return False
 
 
-# Allocates an expression whose slots the arithmetic fast paths then set:
-# object.__new__ skips __init__ (the cheapest allocation in CPython); the
-# compiled build's constructor is cheap anyway.
-_new: Callable[[type[DimExpr]], DimExpr]
-if _is_compiled():
-    _new = _alloc_via_init
-else:
-    _new = object.__new__
+# The arithmetic's fast paths allocate an expression and set its slots.  In
+# pure Python, object.__new__ skips __init__ (the cheapest allocation in
+# CPython); the compiled build calls the constructor itself, a C call (it
+# cannot allocate its classes otherwise, and a call through a variable would
+# be a generic call, several times the cost).
+_COMPILED: Final = _is_compiled()
+_new: Callable[[type[DimExpr]], DimExpr] = object.__new__  # (pure Python only)
+if not _COMPILED:
     # mypyc needs the reflected operators written as methods; in pure Python
     # the aliases save a call per ``2*h`` or ``1 + h`` (about 30 ns, 8%).
     DimExpr.__radd__ = DimExpr.__add__  # type: ignore[method-assign]

@@ -83,10 +83,10 @@ def _term_interval(scope: IntervalBounds, m: Mono,
         if type(a) is Var:
             lo, hi = 1, math.inf
         else:
-            lo, hi = scope._atom_interval(a)
+            lo, hi = _atom_interval(scope, a)
     else:
         pairs: Factors = m
-        lo, hi = _mono_interval([(*scope._factor_interval(a), k) for a, k in pairs])
+        lo, hi = _mono_interval([(*_factor_interval(scope, a), k) for a, k in pairs])
     pb = bounds.get(m)
     if pb is not None:
         return max(lo, pb[0]), min(hi, pb[1])
@@ -174,13 +174,13 @@ class IntervalBounds(ConstraintRules):
     def var_lower_bound(self, name: str) -> int:
         """The lower bound of variable ``name`` that the constraints give it by
         interval propagation (at least 1; cheap, not always the tightest)."""
-        lo = self._factor_interval(make_var(name))[0]
+        lo = _factor_interval(self, make_var(name))[0]
         return max(1, int(lo)) if is_finite(lo) else 1
 
     def var_upper_bound(self, name: str) -> int | None:
         """The upper bound of variable ``name`` that the constraints give it by
         interval propagation (None when there is none)."""
-        hi = self._factor_interval(make_var(name))[1]
+        hi = _factor_interval(self, make_var(name))[1]
         return int(hi) if is_finite(hi) else None
 
     def _copy_bounds_from(self, src: IntervalBounds, cp: ScopeCopier) -> None:
@@ -244,7 +244,7 @@ class IntervalBounds(ConstraintRules):
                 if f.settled(changed_at):
                     continue
                 n = len(steps)
-                if self._tighten(f.items, f.c0, f.origin, limit):
+                if _tighten(self, f.items, f.c0, f.origin, limit):
                     changed = True
                     for k in range(n, len(steps)):
                         changed_at[steps[k][0]] = run
@@ -266,65 +266,6 @@ class IntervalBounds(ConstraintRules):
                 coeffs = (o,) if isinstance(o, int) else o.terms.values()
                 widest = max(widest, max(abs(c).bit_length() for c in coeffs))
         return widest
-
-    def _tighten(self, items: list[tuple[Mono, int]], c0: int, origin: BoundOrigin,
-                 limit: int) -> bool:
-        """One propagation step for the fact ``sum c*m + c0 >= 0`` (``items``
-        the non-constant terms; ``origin`` where it comes from, see
-        :attr:`bound_steps`); True when a monomial bound changed.  A bound of
-        more than ``limit`` bits is not kept."""
-        # The largest value of each term c*m, and the sum of the finite ones
-        # (one loop: this runs for every fact in every round of propagation).
-        # (The bounds propagated so far are read directly: this runs inside
-        # the propagation, under the scope's lock.)
-        propagated = self._propagated
-        bounds: list[tuple[Bound, Bound]] = []
-        his: list[int | None] = []  # None: +inf
-        n_inf = 0
-        finite_hi: int = c0
-        for m, c in items:
-            lo, hi = _term_interval(self, m, propagated)
-            bounds.append((lo, hi))
-            end = hi if c > 0 else lo
-            if isinstance(end, float):  # c*end is +inf (the only floats are infinities)
-                his.append(None)
-                n_inf += 1
-            else:
-                h = c * end
-                his.append(h)
-                finite_hi += h
-        if n_inf > 1:
-            return False  # no term is bounded by the others
-        changed = False
-        for (m, c), (lo, hi), hi_j in zip(items, bounds, his, strict=True):
-            if hi_j is None:
-                rest_hi = finite_hi
-            elif n_inf:
-                continue
-            else:
-                rest_hi = finite_hi - hi_j
-            # c*m >= -rest_hi
-            low = -rest_hi
-            if c > 0:
-                new_lo = -((-low) // c)
-                if new_lo <= lo or new_lo.bit_length() > limit:
-                    continue
-                lo = new_lo
-                self._steps.append((m, 0, origin, new_lo))
-            else:
-                new_hi = low // c
-                if new_hi >= hi or new_hi.bit_length() > limit:
-                    continue
-                hi = new_hi
-                self._steps.append((m, 1, origin, new_hi))
-            if lo > hi:
-                raise UnsatisfiableConstraintsError(
-                    "unsatisfiable constraints: they force "
-                    f"{DimExpr({m: 1}, self._whole)} into the empty range [{lo}, {hi}]; "
-                    f"constraints: {list(self.constraint_texts)}")
-            propagated[m] = (lo, hi)
-            changed = True
-        return changed
 
     def _relaxed_facts(self, facts: list[Terms]) -> list[tuple[Terms, BoundOrigin]]:
         """Linear facts implied by ``facts`` once their top-level divisions and
@@ -373,86 +314,17 @@ class IntervalBounds(ConstraintRules):
                 out.append((relaxed, (j, scale, tuple(parts))))
         return out
 
-    def _atom_interval(self, a: Any) -> tuple[Bound, Bound]:
-        t = type(a)
-        if t is Var:
-            return 1, math.inf
-        if t is FloorDiv:
-            nlo, nhi = self.interval(a.num)
-            if isinstance(a.den, int):
-                k = a.den
-                return (nlo // k if is_finite(nlo) else nlo,
-                        nhi // k if is_finite(nhi) else nhi)
-            dlo, dhi = self.interval(a.den)
-            dlo = max(dlo, 1)
-            if nlo >= 0:
-                lo = 0 if not is_finite(dhi) else nlo // dhi
-                hi = nhi if not is_finite(nhi) else nhi // dlo
-                return lo, hi
-            lo = nlo if not is_finite(nlo) else nlo // dlo
-            if nhi < 0:
-                return lo, (-1 if not is_finite(dhi) else nhi // dhi)
-            hi = nhi if not is_finite(nhi) else nhi // dlo
-            return lo, hi
-        assert t is Max0
-        lo, hi = self.interval(a.arg)
-        return max(lo, 0), max(hi, 0)
-
-    def _factor_interval(self, a: Atom) -> tuple[Bound, Bound]:
-        """Interval of an atom, with the bounds the constraints give it."""
-        lo, hi = self._atom_interval(a)
-        pb = self._mono_bounds.get(atom_mono(a))
-        if pb is not None:
-            lo, hi = max(lo, pb[0]), min(hi, pb[1])
-        return lo, hi
-
     def _mono_interval(self, m: Mono) -> tuple[Bound, Bound]:
         return _term_interval(self, m, self._mono_bounds)
 
     def interval(self, e: DimExpr | int) -> tuple[Bound, Bound]:
         """Cheap, sound interval bounds of ``e`` (cached per scope)."""
-        if type(e) is not DimExpr and isinstance(e, int):
-            return e, e
-        r = self._interval_cache.get(e)
-        if r is not None:
-            return r
-        lo, hi = self.terms_interval(e.terms)
-        if lo == -math.inf and hi == math.inf:
-            # Both ends open is the sign of terms that cancel, as in mod(a, 5).
-            lo2, hi2 = self._relaxed_interval(e)
-            lo, hi = max(lo, lo2), min(hi, hi2)
-        r = (lo, hi)
-        self._interval_cache[e] = r
-        return r
+        return _interval(self, e)
 
     def terms_interval(self, terms: Terms) -> tuple[Bound, Bound]:
         """Interval bounds of the sum of ``terms`` (monomial -> coefficient),
         each monomial bounded on its own."""
-        lo: Bound = 0  # ints: infinite terms only set the flags
-        hi: Bound = 0
-        lo_open = hi_open = False
-        mono_bounds = self._mono_bounds
-        for m, c in terms.items():
-            if not m:
-                lo += c
-                hi += c
-                continue
-            mlo, mhi = _term_interval(self, m, mono_bounds)
-            if c <= 0:
-                if not c:
-                    continue
-                mlo, mhi = mhi, mlo  # the ends of c*m come from the other ends of m
-            # bound_mul and bound_add inlined: 0 * inf is 0, and an infinite
-            # end makes the sum infinite (the only floats are infinities)
-            if type(mlo) is float:
-                lo_open = True
-            elif mlo:
-                lo += c * mlo
-            if type(mhi) is float:
-                hi_open = True
-            elif mhi:
-                hi += c * mhi
-        return (-math.inf if lo_open else lo), (math.inf if hi_open else hi)
+        return _terms_interval(self, terms)
 
     def _max_upper(self, a: Max0) -> tuple[Terms, int] | None:
         """``(U, u)`` with ``max(D, 0) <= U + u`` for every valuation, where
@@ -476,7 +348,7 @@ class IntervalBounds(ConstraintRules):
                 k += c * lo
         if len(upper) == len(d_terms) - (ONE in d_terms):
             return None
-        u_lo = bound_add(self.terms_interval(upper)[0], k) if upper else k
+        u_lo = bound_add(_terms_interval(self, upper)[0], k) if upper else k
         if not isinstance(u_lo, int):  # (-inf)
             return None
         return upper, k + max(0, -u_lo)
@@ -547,10 +419,10 @@ class IntervalBounds(ConstraintRules):
                     for m2, c2 in a.arg.terms.items():
                         terms_lo[m2] = terms_lo.get(m2, 0) + w * c2
                         terms_hi[m2] = terms_hi.get(m2, 0) + w * c2
-                    dlo, dhi = self.interval(a.arg)
+                    dlo, dhi = _interval(self, a.arg)
                     mlo, mhi = max(0, -dhi), max(0, -dlo)  # max(-D, 0)
                 else:
-                    mlo, mhi = self._atom_interval(a)
+                    mlo, mhi = _atom_interval(self, a)
                     up = uppers[i]
                     if mhi == math.inf and up is not None:
                         # max(D, 0) <= U + u: the end that needs an upper
@@ -568,11 +440,159 @@ class IntervalBounds(ConstraintRules):
                         continue
                 lo_x = bound_add(lo_x, bound_mul(w, mlo) if w > 0 else bound_mul(w, mhi))
                 hi_x = bound_add(hi_x, bound_mul(w, mhi) if w > 0 else bound_mul(w, mlo))
-            lo = self.terms_interval({m: c for m, c in terms_lo.items() if c})[0]
-            hi = self.terms_interval({m: c for m, c in terms_hi.items() if c})[1]
+            lo = _terms_interval(self, {m: c for m, c in terms_lo.items() if c})[0]
+            hi = _terms_interval(self, {m: c for m, c in terms_hi.items() if c})[1]
             lo, hi = bound_add(lo, lo_x), bound_add(hi, hi_x)
             if lo != -math.inf:
                 best_lo = max(best_lo, -((-lo) // scale))
             if hi != math.inf:
                 best_hi = min(best_hi, hi // scale)
         return best_lo, best_hi
+
+
+# The scope's interval computations, as module-level functions: from compiled
+# code a call to one is a C call, where a method of the scope's class (a
+# non-native one) is a generic call that makes a bound method object.  The
+# methods of IntervalBounds above are their public (and protocol) faces.
+
+
+def _tighten(scope: IntervalBounds, items: list[tuple[Mono, int]], c0: int, origin: BoundOrigin,
+             limit: int) -> bool:
+    """One propagation step for the fact ``sum c*m + c0 >= 0`` (``items``
+    the non-constant terms; ``origin`` where it comes from, see
+    :attr:`bound_steps`); True when a monomial bound changed.  A bound of
+    more than ``limit`` bits is not kept."""
+    # The largest value of each term c*m, and the sum of the finite ones
+    # (one loop: this runs for every fact in every round of propagation).
+    # (The bounds propagated so far are read directly: this runs inside
+    # the propagation, under the scope's lock.)
+    propagated = scope._propagated
+    bounds: list[tuple[Bound, Bound]] = []
+    his: list[int | None] = []  # None: +inf
+    n_inf = 0
+    finite_hi: int = c0
+    for m, c in items:
+        lo, hi = _term_interval(scope, m, propagated)
+        bounds.append((lo, hi))
+        end = hi if c > 0 else lo
+        if isinstance(end, float):  # c*end is +inf (the only floats are infinities)
+            his.append(None)
+            n_inf += 1
+        else:
+            h = c * end
+            his.append(h)
+            finite_hi += h
+    if n_inf > 1:
+        return False  # no term is bounded by the others
+    changed = False
+    for (m, c), (lo, hi), hi_j in zip(items, bounds, his, strict=True):
+        if hi_j is None:
+            rest_hi = finite_hi
+        elif n_inf:
+            continue
+        else:
+            rest_hi = finite_hi - hi_j
+        # c*m >= -rest_hi
+        low = -rest_hi
+        if c > 0:
+            new_lo = -((-low) // c)
+            if new_lo <= lo or new_lo.bit_length() > limit:
+                continue
+            lo = new_lo
+            scope._steps.append((m, 0, origin, new_lo))
+        else:
+            new_hi = low // c
+            if new_hi >= hi or new_hi.bit_length() > limit:
+                continue
+            hi = new_hi
+            scope._steps.append((m, 1, origin, new_hi))
+        if lo > hi:
+            raise UnsatisfiableConstraintsError(
+                "unsatisfiable constraints: they force "
+                f"{DimExpr({m: 1}, scope._whole)} into the empty range [{lo}, {hi}]; "
+                f"constraints: {list(scope.constraint_texts)}")
+        propagated[m] = (lo, hi)
+        changed = True
+    return changed
+
+
+def _atom_interval(scope: IntervalBounds, a: Any) -> tuple[Bound, Bound]:
+    t = type(a)
+    if t is Var:
+        return 1, math.inf
+    if t is FloorDiv:
+        nlo, nhi = _interval(scope, a.num)
+        if isinstance(a.den, int):
+            k = a.den
+            return (nlo // k if is_finite(nlo) else nlo,
+                    nhi // k if is_finite(nhi) else nhi)
+        dlo, dhi = _interval(scope, a.den)
+        dlo = max(dlo, 1)
+        if nlo >= 0:
+            lo = 0 if not is_finite(dhi) else nlo // dhi
+            hi = nhi if not is_finite(nhi) else nhi // dlo
+            return lo, hi
+        lo = nlo if not is_finite(nlo) else nlo // dlo
+        if nhi < 0:
+            return lo, (-1 if not is_finite(dhi) else nhi // dhi)
+        hi = nhi if not is_finite(nhi) else nhi // dlo
+        return lo, hi
+    assert t is Max0
+    lo, hi = _interval(scope, a.arg)
+    return max(lo, 0), max(hi, 0)
+
+
+def _factor_interval(scope: IntervalBounds, a: Atom) -> tuple[Bound, Bound]:
+    """Interval of an atom, with the bounds the constraints give it."""
+    lo, hi = _atom_interval(scope, a)
+    pb = scope._mono_bounds.get(atom_mono(a))
+    if pb is not None:
+        lo, hi = max(lo, pb[0]), min(hi, pb[1])
+    return lo, hi
+
+
+def _interval(scope: IntervalBounds, e: DimExpr | int) -> tuple[Bound, Bound]:
+    """Cheap, sound interval bounds of ``e`` (cached per scope)."""
+    if type(e) is not DimExpr and isinstance(e, int):
+        return e, e
+    r = scope._interval_cache.get(e)
+    if r is not None:
+        return r
+    lo, hi = _terms_interval(scope, e.terms)
+    if lo == -math.inf and hi == math.inf:
+        # Both ends open is the sign of terms that cancel, as in mod(a, 5).
+        lo2, hi2 = scope._relaxed_interval(e)
+        lo, hi = max(lo, lo2), min(hi, hi2)
+    r = (lo, hi)
+    scope._interval_cache[e] = r
+    return r
+
+
+def _terms_interval(scope: IntervalBounds, terms: Terms) -> tuple[Bound, Bound]:
+    """Interval bounds of the sum of ``terms`` (monomial -> coefficient),
+    each monomial bounded on its own."""
+    lo: Bound = 0  # ints: infinite terms only set the flags
+    hi: Bound = 0
+    lo_open = hi_open = False
+    mono_bounds = scope._mono_bounds
+    for m, c in terms.items():
+        if not m:
+            lo += c
+            hi += c
+            continue
+        mlo, mhi = _term_interval(scope, m, mono_bounds)
+        if c <= 0:
+            if not c:
+                continue
+            mlo, mhi = mhi, mlo  # the ends of c*m come from the other ends of m
+        # bound_mul and bound_add inlined: 0 * inf is 0, and an infinite
+        # end makes the sum infinite (the only floats are infinities)
+        if type(mlo) is float:
+            lo_open = True
+        elif mlo:
+            lo += c * mlo
+        if type(mhi) is float:
+            hi_open = True
+        elif mhi:
+            hi += c * mhi
+    return (-math.inf if lo_open else lo), (math.inf if hi_open else hi)

@@ -26,6 +26,7 @@ from symshape.algebra.atoms import (
     Var,
     atom_mono,
     make_var,
+    single_atom,
 )
 from symshape.algebra.bounds import Bound, bound_add, bound_mul, is_finite
 from symshape.algebra.dimexpr import DimExpr
@@ -78,12 +79,12 @@ def _term_interval(scope: IntervalBounds, m: Mono,
     a C call, where a method of the scope's class is a Python one."""
     lo: Bound
     hi: Bound
-    if len(m) == 1 and m[0][1] == 1:
-        a = m[0][0]
-        if type(a) is Var:
+    one = single_atom(m)
+    if one is not None:
+        if type(one) is Var:
             lo, hi = 1, math.inf
         else:
-            lo, hi = _atom_interval(scope, a)
+            lo, hi = _atom_interval(scope, one)
     else:
         pairs: Factors = m
         lo, hi = _mono_interval([(*_factor_interval(scope, a), k) for a, k in pairs])
@@ -106,8 +107,7 @@ class _PropagatedFact:
         self.origin = origin
         # Every term a variable of its own: the fact reads nothing but the
         # bounds of those variables (no interval of an atom, no product).
-        self.linear = all(len(m) == 1 and m[0][1] == 1 and type(m[0][0]) is Var
-                          for m, _ in items)
+        self.linear = all(type(single_atom(m)) is Var for m, _ in items)
         self.last_run = -1  # (never run)
 
     def settled(self, changed_at: dict[Mono, int]) -> bool:
@@ -285,8 +285,8 @@ class IntervalBounds(ConstraintRules):
         for j, terms in enumerate(facts):
             scale = 0
             for m, c in terms.items():
-                if len(m) == 1 and m[0][1] == 1:
-                    a = m[0][0]
+                a = single_atom(m)
+                if a is not None:
                     if type(a) is FloorDiv and type(a.den) is int and c > 0:
                         scale = math.lcm(scale or 1, a.den)
                     elif type(a) is Max0 and c < 0:
@@ -296,7 +296,7 @@ class IntervalBounds(ConstraintRules):
             relaxed: Terms = {}
             parts: list[tuple[Atom, int]] = []
             for m, c in terms.items():
-                x = m[0][0] if len(m) == 1 and m[0][1] == 1 else None
+                x = single_atom(m)
                 if isinstance(x, FloorDiv) and type(x.den) is int and c > 0:
                     w = c * scale // x.den
                     parts.append((x, w))
@@ -368,8 +368,8 @@ class IntervalBounds(ConstraintRules):
         fds: list[tuple[Mono, int, FloorDiv]] = []
         has_max = False
         for m, c in e.terms.items():
-            if len(m) == 1 and m[0][1] == 1:
-                a = m[0][0]
+            a = single_atom(m)
+            if a is not None:
                 if type(a) is FloorDiv and isinstance(a.den, int):
                     fds.append((m, c, a))
                 elif type(a) is Max0:

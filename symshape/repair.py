@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, TypeVar
 
-from symshape.algebra.atoms import Factors, FloorDiv, Max0, Var
+from symshape.algebra.atoms import Factors, FloorDiv, Max0, Var, single_atom
 from symshape.algebra.dimexpr import DimExpr
 from symshape.algebra.poly import Terms, value_at
 
@@ -40,8 +40,9 @@ def linear_vars(terms: Terms) -> dict[str, int]:
     their coefficients in its degree-1 terms."""
     out: dict[str, int] = {}
     for m, c in terms.items():
-        if len(m) == 1 and m[0][1] == 1 and type(m[0][0]) is Var:
-            out[m[0][0].name] = c
+        a = single_atom(m)
+        if type(a) is Var:
+            out[a.name] = c
     return out
 
 
@@ -52,11 +53,11 @@ def growth_rates(terms: Terms) -> dict[str, int | Fraction]:
     then fix ``floordiv(s, 128) >= 2`` by raising ``s``."""
     out: dict[str, int | Fraction] = dict(linear_vars(terms))
     for m, c in terms.items():
-        if c > 0 and len(m) == 1 and m[0][1] == 1 and type(m[0][0]) is FloorDiv:
-            a = m[0][0]
-            if type(a.den) is int and a.den > 0 and isinstance(a.num, DimExpr):
-                for x, d in linear_vars(a.num.terms).items():
-                    out[x] = out.get(x, 0) + Fraction(c * d, a.den)
+        a = single_atom(m) if c > 0 else None
+        if type(a) is FloorDiv and type(a.den) is int and a.den > 0 and \
+                isinstance(a.num, DimExpr):
+            for x, d in linear_vars(a.num.terms).items():
+                out[x] = out.get(x, 0) + Fraction(c * d, a.den)
     return out
 
 
@@ -74,8 +75,9 @@ def growth_rates_at(terms: Terms, env: dict[str, int]) -> dict[str, int | Fracti
     caller checks the valuation reached exactly."""
     out = growth_rates(terms)
     for m, c in terms.items():
-        if len(m) == 1 and m[0][1] == 1 and type(m[0][0]) is Max0:
-            arg = m[0][0].arg
+        a = single_atom(m)
+        if type(a) is Max0:
+            arg = a.arg
             if not isinstance(arg, DimExpr):
                 continue
             v = value_at(arg, env, {})
@@ -165,8 +167,9 @@ def shown_to_hold(checks: Sequence[Check]) -> bool:
         others: set[str] | None = None
         atoms: list[Any] | None = None
         for m, c in f.terms.items():
-            if len(m) == 1 and m[0][1] == 1 and type(m[0][0]) is Var:
-                x = m[0][0].name
+            one = single_atom(m)
+            if type(one) is Var:
+                x = one.name
                 here.append(x)
                 if kind == 1 and c > 0:
                     if own is None:
@@ -334,7 +337,7 @@ def _settled_by_own_variable(check: Check) -> bool:
     for m, c in f.terms.items():
         if not m:
             continue
-        if len(m) != 1 or m[0][1] != 1 or type(m[0][0]) is not Var:
+        if type(single_atom(m)) is not Var:
             return False
         if c > 0:
             own = True

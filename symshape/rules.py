@@ -15,7 +15,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from symshape._mypyc import mypyc_attr
-from symshape.algebra.atoms import ONE, Atom, FloorDiv, Mono, Var, mono_key
+from symshape.algebra.atoms import ONE, Atom, FloorDiv, Mono, Var, mono_key, single_atom
 from symshape.algebra.dimexpr import DimExpr, comparison_difference
 from symshape.algebra.poly import Terms
 from symshape.algebra.substitute import ScopeCopier
@@ -304,8 +304,9 @@ class ConstraintRules:
         return True
 
     def _install_rule(self, m: Mono, k: int, rhs: DimExpr | int, c: Constraint) -> None:
-        if k == 1 and len(m) == 1 and m[0][1] == 1 and type(m[0][0]) is Var:
-            name = m[0][0].name
+        one = single_atom(m) if k == 1 else None
+        if type(one) is Var:
+            name = one.name
             self._var_rules[name] = rhs
             self._vars.pop(name, None)
             self._implicit.append(

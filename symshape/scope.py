@@ -29,7 +29,15 @@ from typing import TYPE_CHECKING, Any
 
 from symshape import arguments
 from symshape._mypyc import mypyc_attr
-from symshape.algebra.atoms import FloorDiv, Mono, Var, atom_mono, make_var, release_atoms
+from symshape.algebra.atoms import (
+    FloorDiv,
+    Mono,
+    Var,
+    atom_mono,
+    make_var,
+    release_atoms,
+    single_atom,
+)
 from symshape.algebra.dimexpr import DimExpr, as_int, comparison_difference
 from symshape.algebra.poly import Terms, value_at
 from symshape.algebra.substitute import ScopeCopier
@@ -321,12 +329,11 @@ class SymbolicScope(IntervalBounds):
         for m, c in e.terms.items():
             c *= sign
             # Only positive terms use the atom's lower bound.
-            if c > 0 and len(m) == 1 and m[0][1] == 1:
-                a = m[0][0]
-                if type(a) is FloorDiv and isinstance(a.den, int) and \
-                        isinstance(a.num, DimExpr) and self.interval(a.num)[0] < 0 and \
-                        d.decide_ge0(a.num) is True:
-                    raised.append((m, c))
+            a = single_atom(m) if c > 0 else None
+            if type(a) is FloorDiv and isinstance(a.den, int) and \
+                    isinstance(a.num, DimExpr) and self.interval(a.num)[0] < 0 and \
+                    d.decide_ge0(a.num) is True:
+                raised.append((m, c))
         if not raised:
             return -math.inf
         rest = {m: sign * c for m, c in e.terms.items()}
@@ -420,10 +427,7 @@ class SymbolicScope(IntervalBounds):
         reaches both ends (or grows without bound)."""
         if self._constraints or self._implicit or isinstance(e, int):
             return False
-        for m in e.terms:
-            if m and (len(m) != 1 or m[0][1] != 1 or type(m[0][0]) is not Var):
-                return False
-        return True
+        return all(not m or type(single_atom(m)) is Var for m in e.terms)
 
     def bounds(self, e: DimExpr | int, limits: Limits | None = None) -> tuple[Bound, Bound]:
         """Sound (and, for the linear fragment, tight) bounds of ``e``.

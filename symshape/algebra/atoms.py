@@ -382,6 +382,19 @@ def make_max0_atom(arg: DimExpr, scope: AlgebraScope) -> Max0:
 Factors = tuple[tuple[Atom, int], ...]
 
 
+def single_atom(m: Factors) -> Atom | None:
+    """The atom of a monomial that is one atom to the first power, else None.
+
+    (A compiled ``len(m)`` or ``m[0]`` on a :class:`Mono` is a generic call of
+    its ``__len__`` or ``__getitem__``; here, typed as a plain tuple, both
+    are C operations.)"""
+    if len(m) == 1:
+        a, k = m[0]
+        if k == 1:
+            return a
+    return None
+
+
 @mypyc_attr(native_class=False)
 class Mono(tuple[tuple[Atom, int], ...]):
     """A monomial: ``(atom, exponent)`` pairs in atom-key order, interned.
@@ -608,5 +621,5 @@ __all__ = [
     "ONE", "Atom", "Factors", "FloorDiv", "Max0", "Mono", "Var", "adopt_sort_key",
     "atom_children", "atom_mono", "compound_children", "fold_atoms", "live_variable_count",
     "make_floordiv_atom", "make_max0_atom", "make_var", "mono_div", "mono_key", "mono_mul",
-    "mono_of", "release_atoms", "set_atom_evaluator",
+    "mono_of", "release_atoms", "set_atom_evaluator", "single_atom",
 ]

@@ -110,11 +110,11 @@ class _Digests:
     def mono(self, m: Mono) -> int:
         d = self.monos.get(m)
         if d is None:
-            if len(m) == 1:  # (the sorted tuple of one pair, without the sort)
-                a, k = m[0]
+            pairs: Factors = m
+            if len(pairs) == 1:  # (the sorted tuple of one pair, without the sort)
+                a, k = pairs[0]
                 d = hash(((self.atom(a), k),))
             else:
-                pairs: Factors = m
                 d = hash(tuple(sorted([(self.atom(a), k) for a, k in pairs])))
             self.monos[m] = d
         return d

@@ -33,7 +33,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from symshape.algebra.atoms import Atom, Factors, FloorDiv, Max0, Mono, Var, atom_mono, mono_div
+from symshape.algebra.atoms import (
+    Atom,
+    Factors,
+    FloorDiv,
+    Max0,
+    Mono,
+    Var,
+    atom_mono,
+    mono_div,
+    single_atom,
+)
 from symshape.algebra.dimexpr import DimExpr
 from symshape.decision import canon
 from symshape.decision import poly as P
@@ -370,8 +380,9 @@ class Linearizer:
     def mono_bounds(self, m: Mono) -> tuple[Fact | None, Fact | None]:
         """Lower and upper bound facts of a monomial (products of factor bounds
         when the factors are non-negative)."""
-        if len(m) == 1 and m[0][1] == 1:
-            return self.atom_lower(m[0][0]), self.atom_upper(m[0][0])
+        one = single_atom(m)
+        if one is not None:
+            return self.atom_lower(one), self.atom_upper(one)
         if m in self._lower:
             return self._lower[m], self._upper.get(m)
         # Peel one factor at a time down to a monomial whose bounds are known,
@@ -647,8 +658,8 @@ class Linearizer:
         for m, c in p.items():
             if not m:
                 continue
-            if len(m) == 1 and m[0][1] == 1:  # one atom: only the side needed
-                a = m[0][0]
+            a = single_atom(m)
+            if a is not None:  # one atom: only the side needed
                 f = self.atom_lower(a) if c > 0 else self.atom_upper(a)
             else:
                 lo, hi = self.mono_bounds(m)

@@ -29,6 +29,7 @@ from symshape.algebra.atoms import (
     atom_mono,
     fold_atoms,
     make_var,
+    single_atom,
 )
 from symshape.algebra.dimexpr import DimExpr
 from symshape.algebra.poly import Terms, add, add_into, mul, scale
@@ -206,8 +207,9 @@ def mono_digest(m: Mono) -> int:
     """A stable digest of a monomial (0 for the constant monomial)."""
     if not m:
         return 0
-    if len(m) == 1 and m[0][1] == 1:
-        return atom_digest(m[0][0])
+    one = single_atom(m)
+    if one is not None:
+        return atom_digest(one)
     n = m.memo  # (monomials are interned: the digest is kept on the object)
     d = None if n is None else n.digest
     if d is None:

@@ -27,7 +27,7 @@ import math
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 
-from symshape.algebra.atoms import Factors, Max0, Mono, Var, atom_mono, mono_div
+from symshape.algebra.atoms import Factors, Max0, Mono, Var, atom_mono, mono_div, single_atom
 from symshape.decision import canon
 from symshape.decision import poly as P
 from symshape.decision.fact_kinds import make_combo, make_product, max_cases, split_cases
@@ -158,8 +158,8 @@ class Search:
         for j, m in enumerate(ordered, first):
             self.col_of[m] = j
             self.monos.append(m)
-            if len(m) == 1 and m[0][1] == 1:
-                a = m[0][0]
+            a = single_atom(m)
+            if a is not None:
                 if type(a) is Var:
                     self.var_cols.append((j, a.name))
                 elif type(a) is Max0:

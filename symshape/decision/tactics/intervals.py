@@ -13,7 +13,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from symshape.algebra.atoms import FloorDiv, Max0
+from symshape.algebra.atoms import FloorDiv, Max0, single_atom
 from symshape.decision import poly as P
 from symshape.decision.certificate import Certificate, required_hypotheses
 from symshape.decision.facts import Fact, Leaf, Link, Refutation
@@ -98,8 +98,8 @@ class IntervalProof:
         maxes: list[tuple[int, Max0]] = []
         scale = 1
         for m, c in p.items():
-            if len(m) == 1 and m[0][1] == 1:
-                a = m[0][0]
+            a = single_atom(m)
+            if a is not None:
                 if type(a) is FloorDiv and isinstance(a.den, int):
                     fds.append((c, a, a.den))
                     scale = math.lcm(scale, a.den)

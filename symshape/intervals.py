@@ -397,9 +397,11 @@ class IntervalBounds(ConstraintRules):
             extra_lo += min(0, -w * (k - 1))
             extra_hi += max(0, -w * (k - 1))
         # The maxima of e and those the numerators brought in (scaled weights).
-        maxes: list[tuple[Mono, int, Max0]] = [
-            (m, c, m[0][0]) for m, c in base.items()
-            if c and len(m) == 1 and m[0][1] == 1 and type(m[0][0]) is Max0]
+        maxes: list[tuple[Mono, int, Max0]] = []
+        for m, c in base.items():
+            one = single_atom(m) if c else None
+            if type(one) is Max0:
+                maxes.append((m, c, one))
         for m, _, _ in maxes:
             del base[m]
         best_lo: Bound = -math.inf

@@ -395,6 +395,11 @@ def single_atom(m: Factors) -> Atom | None:
     return None
 
 
+def nonlinear(m: Factors) -> bool:
+    """Is the monomial of degree 2 or more (a product, or a power)?"""
+    return len(m) > 1 or (len(m) == 1 and m[0][1] > 1)
+
+
 @mypyc_attr(native_class=False)
 class Mono(tuple[tuple[Atom, int], ...]):
     """A monomial: ``(atom, exponent)`` pairs in atom-key order, interned.
@@ -451,9 +456,10 @@ def mono_of(pairs: tuple[tuple[Atom, int], ...]) -> Mono:
 
 def _youngest(m: Mono) -> int:
     """The serial of the youngest atom of a non-constant monomial."""
-    if len(m) == 1:
-        return m[0][0]._serial
-    return max(a._serial for a, _ in m)
+    pairs: Factors = m
+    if len(pairs) == 1:
+        return pairs[0][0]._serial
+    return max([a._serial for a, _ in pairs])
 
 
 def release_atoms(atoms: Iterable[Atom]) -> None:
@@ -552,9 +558,13 @@ def mono_mul(m1: Mono, m2: Mono) -> Mono:
 
 
 def _mono_mul(m1: Mono, m2: Mono) -> Mono:
-    if len(m1) == 1 and len(m2) == 1:
-        (a1, k1), = m1
-        (a2, k2), = m2
+    f1: Factors = m1
+    f2: Factors = m2
+    if len(f1) == 1 and len(f2) == 1:
+        p1 = f1[0]
+        p2 = f2[0]
+        a1, k1 = p1
+        a2, k2 = p2
         if a1 is a2:
             return mono_of(((a1, k1 + k2),))
         key1 = a1._key  # the slots directly (hot); sort_key fills missing keys
@@ -562,9 +572,9 @@ def _mono_mul(m1: Mono, m2: Mono) -> Mono:
         if key1 is None or key2 is None:
             key1 = a1.sort_key
             key2 = a2.sort_key
-        return mono_of((m1[0], m2[0]) if key1 < key2 else (m2[0], m1[0]))
-    acc: dict[Atom, int] = dict(m1)
-    for a, k in m2:
+        return mono_of((p1, p2) if key1 < key2 else (p2, p1))
+    acc: dict[Atom, int] = dict(f1)
+    for a, k in f2:
         acc[a] = acc.get(a, 0) + k
     return _sorted_mono(acc)
 
@@ -621,5 +631,5 @@ __all__ = [
     "ONE", "Atom", "Factors", "FloorDiv", "Max0", "Mono", "Var", "adopt_sort_key",
     "atom_children", "atom_mono", "compound_children", "fold_atoms", "live_variable_count",
     "make_floordiv_atom", "make_max0_atom", "make_var", "mono_div", "mono_key", "mono_mul",
-    "mono_of", "release_atoms", "set_atom_evaluator", "single_atom",
+    "mono_of", "nonlinear", "release_atoms", "set_atom_evaluator", "single_atom",
 ]

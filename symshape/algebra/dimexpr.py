@@ -35,7 +35,18 @@ from typing import TYPE_CHECKING, Any, Final, Union, cast
 
 import numpy as np
 
-from symshape.algebra.atoms import ONE, Atom, Factors, Max0, Mono, Var, atom_mono, mono_key, mono_of
+from symshape.algebra.atoms import (
+    ONE,
+    Atom,
+    Factors,
+    Max0,
+    Mono,
+    Var,
+    atom_mono,
+    mono_key,
+    mono_of,
+    nonlinear,
+)
 from symshape.algebra.poly import Terms, evaluate_expr, mul
 from symshape.echo import clip
 from symshape.errors import ArgumentError, ExpressionTooLargeError
@@ -187,7 +198,7 @@ class DimExpr:
 
     def is_linear(self) -> bool:
         """True if every monomial has degree <= 1."""
-        return all(len(m) <= 1 and (not m or m[0][1] == 1) for m in self.terms)
+        return not any(nonlinear(m) for m in self.terms)
 
     # -- hashing and equality -------------------------------------------------
     def __hash__(self) -> int:

@@ -42,6 +42,7 @@ from symshape.algebra.atoms import (
     Var,
     atom_mono,
     mono_div,
+    nonlinear,
     single_atom,
 )
 from symshape.algebra.dimexpr import DimExpr
@@ -476,7 +477,7 @@ class Linearizer:
         for group in (facts, out):
             for f in group:
                 for m in f.poly:
-                    if len(m) > 1 or (m and m[0][1] > 1):
+                    if nonlinear(m):
                         products.add(m)
         for m in sorted(products, key=P.column_key):
             if self.mono_depth(m) < level:
@@ -590,7 +591,7 @@ class Linearizer:
                             return out + made
             out += made
             todo = sorted({m for f in made for m in f.poly
-                           if len(m) > 1 or (m and m[0][1] > 1)} - seen, key=order)
+                           if nonlinear(m)} - seen, key=order)
         return out
 
     def _equalities(self) -> list[tuple[Fact, Fact, frozenset[Atom]]]:
@@ -614,7 +615,7 @@ class Linearizer:
         candidate bounds from interval arithmetic and from sample valuations."""
         if len(f) == 1 and P.ONE not in f:
             (m, c), = f.items()
-            if len(m) == 1 and m[0][1] == 1:
+            if single_atom(m) is not None:
                 # c*a: |c| times the atom's bound facts.  A cofactor such as
                 # 2*s is common in products, and a search for its bounds
                 # would redo, at a third of a millisecond, what they know.
@@ -680,7 +681,7 @@ class Linearizer:
         monomials).  Otherwise, for a few atoms ``x``, ``p = x*C + R`` and the
         products of the bounds of ``x`` and of its cofactor ``C`` are added.
         """
-        nonlin = {m: c for m, c in p.items() if len(m) > 1 or (m and m[0][1] > 1)}
+        nonlin = {m: c for m, c in p.items() if nonlinear(m)}
         if not nonlin:
             return ()
         k = P.hkey(nonlin)

@@ -39,7 +39,7 @@ import math
 from collections.abc import Sequence
 from fractions import Fraction
 
-from symshape.algebra.atoms import Atom, Factors, Var
+from symshape.algebra.atoms import Atom, Factors, Var, nonlinear
 from symshape.decision import canon
 from symshape.decision import poly as P
 from symshape.decision.fact_kinds import make_factor_quotient, make_product, make_square
@@ -57,7 +57,7 @@ FACTOR_QUOTIENTS_MAX = 16
 
 
 def _linear(p: Poly) -> bool:
-    return all(len(m) <= 1 and (not m or m[0][1] == 1) for m in p)
+    return not any(nonlinear(m) for m in p)
 
 
 def divisor_products(facts: Sequence[Fact], hyps: Sequence[Fact]) -> list[Fact]:

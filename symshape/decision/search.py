@@ -27,7 +27,16 @@ import math
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 
-from symshape.algebra.atoms import Factors, Max0, Mono, Var, atom_mono, mono_div, single_atom
+from symshape.algebra.atoms import (
+    Factors,
+    Max0,
+    Mono,
+    Var,
+    atom_mono,
+    mono_div,
+    nonlinear,
+    single_atom,
+)
 from symshape.decision import canon
 from symshape.decision import poly as P
 from symshape.decision.fact_kinds import make_combo, make_product, max_cases, split_cases
@@ -167,7 +176,7 @@ class Search:
                     if all(mm in self.col_of or mm in monos for mm in arg if mm):
                         self.max_cols.append((j, a, arg))
         for m in self.monos:
-            if len(m) > 1 or m[0][1] > 1:
+            if nonlinear(m):
                 splits = []
                 pairs: Factors = m
                 for x, _ in pairs:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from threading import get_ident
-from typing import Any
+from typing import Any, cast
 
 from symshape._mypyc import mypyc_attr
 from symshape.algebra.atoms import (
@@ -511,7 +511,7 @@ def _tighten(scope: IntervalBounds, items: list[tuple[Mono, int]], c0: int, orig
         if lo > hi:
             raise UnsatisfiableConstraintsError(
                 "unsatisfiable constraints: they force "
-                f"{DimExpr({m: 1}, scope._whole)} into the empty range [{lo}, {hi}]; "
+                f"{DimExpr({m: 1}, cast(Any, scope))} into the empty range [{lo}, {hi}]; "
                 f"constraints: {list(scope.constraint_texts)}")
         propagated[m] = (lo, hi)
         changed = True

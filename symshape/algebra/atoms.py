@@ -9,6 +9,11 @@ are by identity.  This module also orders them (sort keys: the canonical
 order of terms), multiplies and divides monomials, and walks nests of atoms
 without recursion (:func:`fold_atoms`).  No scope is needed here: the scope
 only owns the tables that compound atoms are interned in.
+
+(About 640 lines: atoms and monomials share one lifetime rule, a monomial
+interned in its youngest atom and dying with it, which the interning, the
+product memos and the release of a scope's atoms all keep; split, each half
+would reach into the other's private slots.)
 """
 
 from __future__ import annotations

@@ -190,27 +190,25 @@ class Max0(Atom):
 
 def atom_children(a: Atom) -> list[Atom]:
     """The atoms of the operands of ``a`` (one level down)."""
-    out: list[Atom] = []
-    for o in a.operands:
-        if not isinstance(o, int):
-            for m in o.terms:
-                pairs: Factors = m
-                for b, _ in pairs:
-                    out.append(b)
-    return out
+    return _children(a, True)
 
 
 def compound_children(a: Atom) -> list[Atom]:
     """The floordiv and max atoms of the operands of ``a`` (one level down):
     the children for a :func:`fold_atoms` whose ``compute`` reads variables
     itself (an atom over variables alone then takes its fast path)."""
+    return _children(a, False)
+
+
+def _children(a: Atom, variables: bool) -> list[Atom]:
+    """The atoms of the operands of ``a``, its variables among them if asked."""
     out: list[Atom] = []
     for o in a.operands:
         if not isinstance(o, int):
             for m in o.terms:
                 pairs: Factors = m
                 for b, _ in pairs:
-                    if type(b) is not Var:
+                    if variables or type(b) is not Var:
                         out.append(b)
     return out
 

@@ -11,11 +11,11 @@ The one evaluator of expressions is here too: one walk over terms,
 monomials and atoms (:func:`evaluate_terms`; nests of atoms innermost first,
 each shared atom once, without recursion) and the meaning of each atom kind
 (:func:`compute_atom`), in a domain of values (:class:`Domain`: Python's
-operators on ints or numpy arrays; :class:`IntDomain`: scalar ints, the hot
-path, with its arithmetic written out in :func:`value_at`;
-:class:`VectorDomain`: lists of ints over the points of a pool).  The
-decision layer's points and pools (``symshape.decision.valuations``)
-evaluate through it.
+operators on ints or numpy arrays; :class:`VectorDomain`: lists of ints
+over the points of a pool), and for scalar ints the same walk with its
+arithmetic written out (:func:`value_at`, the hot path).  The decision
+layer's points and pools (``symshape.decision.valuations``) evaluate
+through them.
 
 One rule on a zero divisor: a floordiv atom whose divisor is 0 at a
 valuation is *undefined* there, and each caller says what that becomes:
@@ -152,29 +152,6 @@ class Domain:
         return p if acc is None else acc + p
 
 
-class IntDomain(Domain):
-    """Scalar ints: ``env`` gives the variables' values, ``default`` the value
-    of a variable missing from it; an undefined atom (a zero divisor) has the
-    value ``undefined``: None makes the whole evaluation None (see
-    :func:`value_at`), an int stands in for the atom's value."""
-
-    def __init__(self, env: dict[str, int], default: int, undefined: int | None) -> None:
-        self.env = env
-        self.default = default
-        self.undefined = undefined
-
-    def var(self, a: Var) -> Any:
-        return self.env.get(a.name, self.default)
-
-    def floordiv(self, a: FloorDiv, n: Any, d: Any) -> Any:
-        if n is None or d is None or d == 0:
-            return self.undefined
-        return n // d
-
-    def max0(self, v: Any) -> Any:
-        return None if v is None else (v if v > 0 else 0)
-
-
 class VectorDomain(Domain):
     """Lists of ints, one per point of a pool: ``var_values(name)`` gives a
     variable's list; an undefined atom (a zero divisor at a point) has the
@@ -232,10 +209,6 @@ def evaluate_terms(terms: Terms, dom: Domain, memo: dict[Any, Any],
     :func:`fold_atoms`); ``resolve`` computes an atom that is not in it
     (by default its fold).  A floordiv whose divisor is 0 is undefined: what
     it becomes is the domain's (see :class:`Domain` and its subclasses)."""
-    t = type(dom)
-    if t is IntDomain:
-        ints: dict[str, int] = dom.env  # type: ignore[assignment] # (an IntDomain's is a dict)
-        return value_at(terms, ints, memo, dom.default, dom.undefined)  # type: ignore[attr-defined]
     acc: Any = None
     for m, c in terms.items():
         factors: list[Any] = []
@@ -255,14 +228,6 @@ def evaluate_terms(terms: Terms, dom: Domain, memo: dict[Any, Any],
 def atom_value(dom: Domain, memo: dict[Any, Any], a: Atom) -> Any:
     """Value of the atom ``a`` in ``dom``, with the atoms below it (memoized
     in ``memo``)."""
-    if type(dom) is IntDomain:
-        if type(a) is Var:
-            return dom.var(a)
-        if a in memo:
-            return memo[a]
-        ints: dict[str, int] = dom.env  # type: ignore[assignment] # (an IntDomain's is a dict)
-        return fold_atoms(a, memo, partial(_int_atom, ints, memo, dom.default,
-                                           dom.undefined), compound_children)
     return fold_atoms(a, memo, partial(compute_atom, dom, memo))
 
 
@@ -273,9 +238,6 @@ def compute_atom(dom: Domain, memo: dict[Any, Any], a: Atom) -> Any:
     t = type(a)
     if t is Var:
         return dom.var(a)  # type: ignore[arg-type]
-    if type(dom) is IntDomain:
-        ints: dict[str, int] = dom.env  # type: ignore[assignment] # (an IntDomain's is a dict)
-        return _int_atom(ints, memo, dom.default, dom.undefined, a)
     if t is FloorDiv:
         num, den = a.num, a.den  # type: ignore[attr-defined]
         return dom.floordiv(
@@ -291,9 +253,9 @@ def compute_atom(dom: Domain, memo: dict[Any, Any], a: Atom) -> Any:
 def value_at(e: DimExpr | Terms | int, env: dict[str, int], memo: dict[Any, Any],
              default: int = 1, undefined: int | None = None) -> int | None:
     """Value of ``e`` (an expression or its terms) where each variable has its
-    value in ``env`` (``default`` when missing): :func:`evaluate_terms` in
-    the scalar-int domain (``IntDomain(env, default, undefined)``), the hot
-    path, with the arithmetic written out.
+    value in ``env`` (``default`` when missing): :func:`evaluate_terms` for
+    scalar ints, the hot path, with the arithmetic written out (a floordiv
+    whose divisor is 0 is ``undefined``, a ``max`` of None is None).
 
     An undefined atom (a zero divisor) is worth ``undefined``; with the
     default None the value is None: the valuations a scope tries (all ones,
@@ -334,7 +296,7 @@ def value_at(e: DimExpr | Terms | int, env: dict[str, int], memo: dict[Any, Any]
 def _int_atom(env: dict[str, int], memo: dict[Any, Any], default: int,
               undefined: int | None, a: Atom) -> Any:
     """:func:`compute_atom` in the scalar-int domain (the hot path):
-    :class:`IntDomain`'s ``operand``, ``floordiv`` and ``max0`` written out."""
+    the operands, ``floordiv`` and ``max0`` of :func:`value_at` written out."""
     t = type(a)
     if t is Var:
         return env.get(a.name, default)  # type: ignore[attr-defined]
@@ -383,6 +345,6 @@ def evaluate_atom(a: Atom, env: Mapping[str, Any]) -> Any:
 
 set_atom_evaluator(evaluate_atom)
 
-__all__ = ["Domain", "IntDomain", "Terms", "VectorDomain", "add", "add_into", "atom_value",
+__all__ = ["Domain", "Terms", "VectorDomain", "add", "add_into", "atom_value",
            "compute_atom", "evaluate_atom", "evaluate_expr", "evaluate_terms", "mul", "scale",
            "value_at"]

@@ -349,6 +349,7 @@ class ScopePool:
                 fails = pool.point(i)
         return holds, fails
 
+
 def _any_symbolic_divisor(polys: Sequence[Poly]) -> bool:
     """Does an atom of ``polys`` have a symbolic divisor, at any depth?"""
     for p in polys:

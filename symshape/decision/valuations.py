@@ -19,9 +19,7 @@ from typing import Any, Final
 
 from symshape.algebra.atoms import Atom, Factors, Var, atom_children, fold_atoms
 from symshape.algebra.poly import (
-    IntDomain,
     VectorDomain,
-    atom_value,
     compute_atom,
     evaluate_terms,
     value_at,
@@ -80,16 +78,6 @@ class Point:
         if v is None:
             v = self.default
         return v
-
-    def atom(self, a: Atom, memo: dict[Atom, int] | None = None) -> int:
-        """Value of an atom."""
-        if memo is None:
-            memo = self.memo if self.memo is not None else {}
-        # (the domain is made per call: most points only ever evaluate
-        # polynomials, whose walk reads the variables itself, and a point
-        # made for every candidate valuation is one object fewer for the
-        # garbage collector to count; a zero divisor gives 0, see _UNDEFINED)
-        return atom_value(IntDomain(self.env, self.default, _UNDEFINED), memo, a)
 
     def poly(self, p: Poly, memo: dict[Atom, int] | None = None) -> int:
         """Value of a polynomial."""

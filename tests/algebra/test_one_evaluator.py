@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import symshape
-from symshape.algebra.atoms import atom_children
+from symshape.algebra.atoms import atom_children, atom_mono
 from symshape.algebra.floordiv import floordiv
 from symshape.algebra.maxmin import max_expr
 from symshape.algebra.poly import evaluate_expr, value_at
@@ -52,8 +52,8 @@ def test_decision_points_and_pools_give_the_atom_zero() -> None:
     # the floordiv is worth 0: e = 0 + 5, nested = max(0*3 - 4, 3) + 1
     assert Point(dict(AT_ZERO), 0, atom_children).poly(e.terms) == 5
     assert Point(dict(AT_ZERO), 0, None).poly(nested.terms) == 4
-    assert Point(dict(AT_ZERO), 0, atom_children).atom(next(iter(
-        a for m in e.terms for a, _ in m))) == 0
+    fd = next(iter(a for m in e.terms for a, _ in m))
+    assert Point(dict(AT_ZERO), 0, atom_children).poly({atom_mono(fd): 1}) == 0
     pool = Pool([Point(dict(AT_ZERO), 0, atom_children), Point(dict(DEFINED[0]), 1, atom_children)],
                 atom_children)
     assert pool.values(e.terms) == [5, 7 + 5]

@@ -37,6 +37,7 @@ _BINARY: dict[str, Callable[[Any, Any], Any]] = kind_table({
 """The expression operation of each binary operator of the syntax trees."""
 _NEG: Final[str] = Op.NEG.value
 _POW: Final[str] = Op.POW.value
+_MUL: Final[str] = Op.MUL.value
 _ONE_SUBTREE: Final = kinds(ONE_SUBTREE)
 _ADD: Final[str] = Op.ADD.value
 
@@ -71,6 +72,7 @@ def build(node: tuple[Any, ...], scope: SymbolicScope, text: str = "",
             return _build_shallow(node, scope, text, memo)
         except RecursionError:
             pass
+    names: dict[str, Dim] = {}
     stack = [node]
     while stack:
         current = stack[-1]
@@ -87,6 +89,7 @@ def build(node: tuple[Any, ...], scope: SymbolicScope, text: str = "",
             memo[key] = scope.var(current[2])
             stack.pop()
             continue
+        long_sum = False
         if kind in _ONE_SUBTREE:
             children: tuple[Any, ...] | list[Any] = (current[2],)
         elif kind in _BINARY:
@@ -94,7 +97,9 @@ def build(node: tuple[Any, ...], scope: SymbolicScope, text: str = "",
             if kind in _SUMS:
                 spine = _sum_spine(current, memo)
                 if len(spine) >= _LONG_SUM:
-                    children = [operand for _, operand in spine]
+                    # (its linear terms are read off at the sum: see _sum_operands)
+                    children = [operand for _, operand in spine if not _is_linear_term(operand)]
+                    long_sum = True
         else:
             raise ParseError(f"'{kind}' is not allowed here", text=text, column=current[1])
         missing = [child for child in children if id(child) not in memo]
@@ -102,8 +107,8 @@ def build(node: tuple[Any, ...], scope: SymbolicScope, text: str = "",
             stack.extend(reversed(missing))
             continue
         stack.pop()
-        if len(children) > 2:
-            memo[key] = _sum([(sign, memo[id(x)]) for sign, x in spine], scope)
+        if long_sum:
+            memo[key] = _sum(_sum_operands(spine, scope, memo, names), scope)
         else:
             memo[key] = _combine(current, [memo[id(child)] for child in children], text)
     return memo[id(node)]
@@ -133,8 +138,10 @@ def _build_shallow(node: tuple[Any, ...], scope: SymbolicScope, text: str,
     elif kind in _BINARY:
         if kind in _SUMS and _long_spine(node, memo):
             spine = _sum_spine(node, memo)
-            out = _sum([(sign, _build_shallow(x, scope, text, memo)) for sign, x in spine],
-                       scope)
+            for _, x in spine:  # (its linear terms are read off at the sum)
+                if not _is_linear_term(x):
+                    _build_shallow(x, scope, text, memo)
+            out = _sum(_sum_operands(spine, scope, memo, {}), scope)
         else:
             left = _build_shallow(node[2], scope, text, memo)
             out = _combine(node, [left, _build_shallow(node[3], scope, text, memo)], text)
@@ -169,24 +176,81 @@ def _sum_spine(node: tuple[Any, ...], memo: dict[int, Dim]) -> list[tuple[int, A
     return spine
 
 
-def _sum(operands: list[tuple[int, Dim]], scope: SymbolicScope) -> Dim:
-    """``x0 ± x1 ± ... ± xn``, left to right, in time linear in the number of terms.
+def _is_linear_term(node: tuple[Any, ...]) -> bool:
+    """Is ``node`` a variable, an integer, or an integer times a variable
+    (either way round)?  A sum reads these off without building them."""
+    kind: str = node[0]
+    if kind == "var" or kind == "int":
+        return True
+    if kind != _MUL:
+        return False
+    left: str = node[2][0]
+    right: str = node[3][0]
+    return (left == "int" and right == "var") or (left == "var" and right == "int")
+
+
+def _sum_operands(spine: list[tuple[int, Any]], scope: SymbolicScope, memo: dict[int, Dim],
+                  names: dict[str, Dim]) -> list[tuple[int, int, Dim]]:
+    """The operands of a sum's ``spine`` as ``(sign, k, x)``: the operand is
+    ``k*x``.  A linear term (see :func:`_is_linear_term`) is read off its
+    node, every other operand is built already (in ``memo``).  ``names``:
+    the variables read so far (a written sum names few variables, often)."""
+    out: list[tuple[int, int, Dim]] = []
+    for sign, node in spine:
+        kind: str = node[0]
+        if kind == "int":
+            out.append((sign, 1, int(node[2])))
+        elif kind == "var":
+            out.append((sign, 1, _named(node[2], scope, names)))
+        elif kind == _MUL and _is_linear_term(node):
+            left: tuple[Any, ...] = node[2]
+            right: tuple[Any, ...] = node[3]
+            if left[0] == "int":
+                out.append((sign, int(left[2]), _named(right[2], scope, names)))
+            else:
+                out.append((sign, int(right[2]), _named(left[2], scope, names)))
+        else:
+            out.append((sign, 1, memo[id(node)]))
+    return out
+
+
+def _named(name: str, scope: SymbolicScope, names: dict[str, Dim]) -> Dim:
+    """``scope.var(name)``, remembered in ``names``."""
+    v = names.get(name)
+    if v is None:
+        v = names[name] = scope.var(name)
+    return v
+
+
+def _sum(operands: list[tuple[int, int, Dim]], scope: SymbolicScope) -> Dim:
+    """``k0*x0 ± k1*x1 ± ... ± kn*xn`` (``operands``: ``(sign, k, x)``), left to
+    right, in time linear in the number of terms.
 
     Adding one operand at a time copies the growing term map each time, which
     is quadratic for a written sum of thousands of terms. Without the scope's
     rewrite rules, one term map updated in place gives exactly what the
-    repeated ``+`` and ``-`` give (the same terms, in the same order); with
-    rewrite rules (applied after every step), the operands are added one at a
-    time.
+    repeated ``+`` and ``-`` of the products give (the same terms, in the same
+    order; a product ``k*x`` is not built where its terms can be added
+    scaled); with rewrite rules (applied after every step), the operands are
+    multiplied and added one at a time.
     """
-    acc = operands[0][1]
+    _, k0, acc = operands[0]
+    if k0 != 1:
+        acc = k0 * acc
     if scope.rewrites_terms:
-        for sign, x in operands[1:]:
+        for sign, k, x in operands[1:]:
+            if k != 1:
+                x = k * x
             acc = acc + x if sign > 0 else acc - x
         return acc
     out: dict[Any, int] | None = None  # the terms of acc, while it is not a constant
-    for sign, x in operands[1:]:
-        if out is None:
+    for sign, k, x in operands[1:]:
+        if out is not None:
+            if k:  # k*x's terms, in x's order, each times k (k*x is 0 for k == 0)
+                add_expr_into(out, x, sign * k)
+        else:
+            if k != 1:
+                x = k * x
             if type(acc) is int and type(x) is int:
                 acc = acc + sign * x
                 continue
@@ -198,8 +262,6 @@ def _sum(operands: list[tuple[int, Dim]], scope: SymbolicScope) -> Dim:
                 assert isinstance(acc, DimExpr)
                 out = dict(acc.terms)
                 add_expr_into(out, x, sign)
-        else:
-            add_expr_into(out, x, sign)
         if not out:
             acc, out = 0, None
         elif len(out) == 1 and ONE in out:

@@ -42,6 +42,7 @@ from symshape.algebra.dimexpr import DimExpr, as_int, comparison_difference
 from symshape.algebra.poly import Terms, value_at
 from symshape.algebra.substitute import ScopeCopier
 from symshape.build import shape_in_scope
+from symshape.collector import collector_paused
 from symshape.errors import (
     ArgumentError,
     InconclusiveDimensionOperation,
@@ -472,7 +473,9 @@ class SymbolicScope(IntervalBounds):
                     raise InconclusiveDimensionOperation(hit)
                 return hit  # type: ignore[return-value]
             try:
-                r = self._compare_uncached(x, other, op)
+                # (short-lived objects only: see symshape.collector)
+                with collector_paused():
+                    r = self._compare_uncached(x, other, op)
             except InconclusiveDimensionOperation as err:
                 if len(self._cmp_cache) < _CMP_CACHE_MAX and len(err.args) == 1 and \
                         type(err.args[0]) is LazyText:
@@ -481,7 +484,8 @@ class SymbolicScope(IntervalBounds):
             if len(self._cmp_cache) < _CMP_CACHE_MAX:
                 self._cmp_cache[key] = r
             return r
-        return self._compare_uncached(x, other, op)
+        with collector_paused():
+            return self._compare_uncached(x, other, op)
 
     def _compare_uncached(self, x: DimExpr, other: Any, op: str) -> bool:
         if isinstance(other, DimExpr):

@@ -17,6 +17,7 @@ from symshape.build import (
     parse_expr_in_scope,
     shape_in_scope,
 )
+from symshape.collector import collector_paused
 from symshape.errors import ArgumentError
 from symshape.scope import SymbolicScope, resolve_scope
 
@@ -43,7 +44,8 @@ def symbolic_shape(spec: str | None, *, constraints: Iterable[str] = (),
                             f"{type(spec).__name__} {spec!r:.80}")
     if like is not None:
         like = arguments.shape(like, "like")
-    return shape_in_scope(spec, resolve_scope(constraints, scope), like)
+    with collector_paused():  # (short-lived objects only: see symshape.collector)
+        return shape_in_scope(spec, resolve_scope(constraints, scope), like)
 
 
 __all__ = ["Dim", "build", "parse_comparison_in_scope", "parse_expr_in_scope", "resolve_scope",

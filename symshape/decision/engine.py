@@ -33,6 +33,7 @@ from typing import Any
 
 from symshape.algebra.bounds import Bound
 from symshape.algebra.dimexpr import DimExpr, comparison_difference
+from symshape.collector import collector_paused
 from symshape.decision import minimize
 from symshape.decision import poly as P
 from symshape.decision.certificate import Certificate, required_hypotheses
@@ -234,7 +235,8 @@ class Decider:
         r = self._dcache.get(e, _MISSING)
         if r is not _MISSING:
             return r
-        out = self._outcome([(">=", P.from_expr(e), "")], "", DECIDE_BUDGET)
+        with collector_paused():  # (short-lived objects only: see symshape.collector)
+            out = self._outcome([(">=", P.from_expr(e), "")], "", DECIDE_BUDGET)
         r = True if out.status is Status.PROVED else \
             False if out.status is Status.REFUTED else None
         if len(self._dcache) < CACHE_MAX:

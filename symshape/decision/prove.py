@@ -7,6 +7,7 @@ from functools import partial
 
 from symshape.algebra.dimexpr import DimExpr, comparison_difference
 from symshape.build import parse_comparison_in_scope
+from symshape.collector import collector_paused
 from symshape.decision.certificate import Link
 from symshape.decision.poly import from_expr
 from symshape.decision.simplex import Limits
@@ -98,12 +99,20 @@ def prove(claim: str, *, constraints: Iterable[str] = (),
     if not isinstance(claim, str):
         raise ArgumentError(f"prove() expects the claim as a string, got "
                             f"{type(claim).__name__} {claim!r:.80}")
+    # The cyclic collector would walk this call's short-lived objects: see
+    # symshape.collector.
+    with collector_paused():
+        return _prove(claim, constraints, scope, Limits(budget, time_limit, progress))
+
+
+def _prove(claim: str, constraints: Iterable[str], scope: SymbolicScope | None,
+           limits: Limits) -> Verdict:
+    """:func:`prove` once its arguments are checked."""
     sc = resolve_scope(constraints, scope)
     links, names = claim_links(claim, sc)
     decider = sc.decider()
     if decider is None:  # pragma: no cover - the engine is part of the package
         raise SymshapeError("the decision engine is unavailable")
-    limits = Limits(budget, time_limit, progress)
     # A scope made here is this call's alone: its verdicts own it, and the
     # last one freed releases it (see Lease).
     lease = Lease(sc.release) if scope is None else None

@@ -915,18 +915,29 @@ def test_long_flat_sums_build_in_linear_time() -> None:
 
 
 SUM_OPERANDS = ["a", "b", "c", "2*a", "-a", "a*b", "floordiv(a, 2)", "a + 1", "-b - 3", "0",
-                "1", "7", "-2", "mod(n, 128)", "64*floordiv(n, 128)", "n", "max(a, b)"]
+                "1", "7", "-2", "mod(n, 128)", "64*floordiv(n, 128)", "n", "max(a, b)",
+                # the linear terms a sum reads off its nodes (see build._is_linear_term)
+                "a*3", "0*b", "n*0", "5*n", "12345678901234567890*b", "c*1"]
+#: scopes without rewrite rules, with rules on terms, and with rules on variables
+SUM_SCOPES = [[], ["mod(n, 128) == 0"], ["a == 2*b + 1"], ["b == 3"]]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["+", "-"]), st.sampled_from(SUM_OPERANDS)),
                 min_size=1, max_size=30),
-       st.sampled_from(SUM_OPERANDS), st.booleans())
+       st.sampled_from(SUM_OPERANDS), st.sampled_from(SUM_SCOPES), st.booleans())
 def test_long_sums_are_exactly_the_repeated_additions(
-        rest: list[tuple[str, str]], first: str, rules: bool) -> None:
+        rest: list[tuple[str, str]], first: str, constraints: list[str], bare: bool) -> None:
     """The one-pass sum gives the same canonical terms, in the same order, as
-    ``+`` and ``-`` one operand at a time (with and without rewrite rules)."""
-    scope = symshape.SymbolicScope(["mod(n, 128) == 0"] if rules else [])
+    ``+`` and ``-`` one operand at a time (with and without rewrite rules),
+    its operands written bare or in parentheses."""
+    scope = symshape.SymbolicScope(constraints)
+    if bare:  # (a bare "-b - 3" after "-" would be another sum: those stay wrapped)
+        text = first if " " not in first else f"({first})"
+        text += "".join(f" {op} {x if ' ' not in x and not x.startswith('-') else f'({x})'}"
+                        for op, x in rest)
+    else:
+        text = f"({first})" + "".join(f" {op} ({x})" for op, x in rest)
     text = f"({first})" + "".join(f" {op} ({x})" for op, x in rest)
     built = build_mod.build(parse_expr(text), scope, text)
     expected = build_mod.build(parse_expr(first), scope)

@@ -31,8 +31,6 @@ class _CollectorPause:
     """The context manager :func:`collector_paused` returns (one per process:
     the collector's state is the process's)."""
 
-    __slots__ = ("_lock", "_depth", "_restore")
-
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._depth = 0

@@ -82,11 +82,16 @@ def test_no_collection_runs_inside_a_public_call(name: str,
     call = PUBLIC_CALLS[name]
     call(0)()  # (imports and first-use set-up out of the way)
     paused = _collections_inside(call, 1)
+    assert paused <= 10
+    if name == "comparison" and "symshape.scope" in symshape.compiled_modules():
+        # (a compiled module calls the pause directly: the comparison without it
+        # is checked on the pure source, which test_compiled_core runs this on)
+        return
     for module in PAUSING_MODULES:
         # (import_module: the package symshape.decision names its function prove)
         monkeypatch.setattr(importlib.import_module(module), "collector_paused", nullcontext)
     unpaused = _collections_inside(call, 2)
-    assert paused <= 10 and unpaused >= 50, (paused, unpaused)
+    assert unpaused >= 50, (paused, unpaused)
 
 
 def test_the_collectors_state_is_given_back_after_errors_and_when_it_was_off() -> None:

@@ -37,7 +37,8 @@ CORE_TESTS = ["tests/facts", "tests/algebra/test_dimexpr.py", "tests/algebra/tes
               "tests/syntax/test_parsing.py", "tests/syntax/test_parse_frontend.py",
               "tests/decision/test_determinism.py", "tests/decision/test_bound_certificates.py",
               "tests/decision/test_pool.py", "tests/decision/test_fact_kinds.py",
-              "tests/decision/test_probe.py", "tests/decision/test_tactics.py"]
+              "tests/decision/test_probe.py", "tests/decision/test_tactics.py",
+              "tests/api/test_collector.py"]
 #: the modules a compiled install runs compiled
 COMPILED = tuple(sorted(p[:-3].replace("/", ".") for p in hatch_build.COMPILED))
 

@@ -151,6 +151,14 @@ class SymbolicScope(IntervalBounds):
         # (op, x, other) -> decided bool, or the inconclusive message (made when read)
         self._cmp_cache: dict[tuple[str, DimExpr, Any], bool | LazyText] = {}
         self._initialized = False
+        # (what loading the constraints allocates is short-lived or kept by the
+        # scope: see symshape.collector)
+        with collector_paused():
+            self._load_constraints(texts)
+
+    def _load_constraints(self, texts: tuple[str, ...]) -> None:
+        """The constructor's work on the constraint ``texts``: from a template
+        scope built from the same texts, else parsed, normalized and checked."""
         template = _template(texts) if texts else None
         # What derives from the constraints alone and names no atom of the
         # scope (the decision procedure's valuation pool): shared by every

@@ -561,13 +561,28 @@ def _interval(scope: IntervalBounds, e: DimExpr | int) -> tuple[Bound, Bound]:
     if r is not None:
         return r
     lo, hi = _terms_interval(scope, e.terms)
-    if lo == -math.inf and hi == math.inf:
-        # Both ends open is the sign of terms that cancel, as in mod(a, 5).
+    if (lo == -math.inf and hi == math.inf) or _cancels_a_quotient(e.terms):
+        # Both ends open is the sign of terms that cancel, as in mod(a, 5);
+        # with bounded variables the ends are finite but as loose (mod(a, 4)
+        # in [-28, 31] for 4 <= a <= 35, not [0, 3]).
         lo2, hi2 = scope._relaxed_interval(e)
         lo, hi = max(lo, lo2), min(hi, hi2)
     r = (lo, hi)
     scope._interval_cache[e] = r
     return r
+
+
+def _cancels_a_quotient(terms: Terms) -> bool:
+    """Do ``terms`` hold ``c*floordiv(N, k)`` (a constant ``k``) beside a
+    term of ``N`` (``a - 4*floordiv(a, 4)``), whose bounds taken apart lose
+    what they share?"""
+    for m in terms:
+        a = single_atom(m)
+        if type(a) is FloorDiv and isinstance(a.den, int) and isinstance(a.num, DimExpr):
+            for m2 in a.num.terms:
+                if m2 and m2 in terms:
+                    return True
+    return False
 
 
 def _terms_interval(scope: IntervalBounds, terms: Terms) -> tuple[Bound, Bound]:

@@ -110,6 +110,16 @@ def _floordiv_const(x: DimExpr, k: int, scope: AlgebraScope) -> DimExpr | int:
     pulled: DimExpr | int = DimExpr.make(quot, scope) if quot else 0
     if not rem:
         return pulled  # floordiv(c, k) == 0 for 0 <= c < k
+    if quot:
+        # A numerator whose interval lies within one multiple of k is that
+        # multiple: pulling terms out would write ``mod(a, 4)`` (``a -
+        # 4*floordiv(a, 4)``, in [0, 3]) over 8 as ``floordiv(a +
+        # 4*floordiv(a, 4), 8) - floordiv(a, 4)``, whose parts the intervals
+        # no longer bound together.  (Without terms pulled out, the atom's
+        # own numerator is checked so below.)
+        lb, ub = scope.interval(x)
+        if is_finite(lb) and is_finite(ub) and lb // k == ub // k:
+            return int(lb // k)
     # Content: floordiv(g*R + c, g*k') == floordiv(R + c // g, k')
     g = k
     for c in rem.values():

@@ -81,6 +81,21 @@ def test_relaxed_intervals(text: str, lo: int) -> None:
     assert scope.interval(e)[0] == lo
 
 
+@pytest.mark.parametrize("constraints", [[], ["a >= 4", "a <= 35"], ["a <= 7"]])
+def test_a_remainder_keeps_its_range_under_bounded_variables(constraints: list[str]) -> None:
+    """``mod(a, 4)`` is in [0, 3] whatever bounds ``a`` has: with finite bounds
+    the terms ``a`` and ``-4*floordiv(a, 4)`` taken apart gave [-28, 31] for
+    4 <= a <= 35.  So ``floordiv(mod(a, 4), 8)`` is 0, and the nest JAX
+    decides is proved (before, symshape left it undecided)."""
+    (a,) = symshape.symbolic_shape("a", constraints=constraints)
+    assert a.scope.interval(a % 4) == (0, 3)
+    assert (a % 4) // 8 == 0 and isinstance((a % 4) // 8, int)
+    assert str(symshape.prove("floordiv(floordiv(mod(a, 4), 8), 4) >= 0",
+                              constraints=constraints).status) == "proved"
+    # (terms pulled out of the numerator first would lose the range: 2*mod(a, 4) over 8)
+    assert (2 * (a % 4)) // 8 == 0
+
+
 def test_canonicalize_slice_needs_no_search(monkeypatch: pytest.MonkeyPatch) -> None:
     """What ``jax``'s ``canonicalize_slice`` asks of ``x[2:a:4]`` on an axis of
     size ``b``, as in JAX's ``inequalities_slice`` benchmark."""

@@ -7,6 +7,11 @@ relaxation that sees through the cancellations of ``mod`` and ``max``.  The
 constraints tighten monomial bounds by a few rounds of propagation when the
 scope is built.  Everything here is a function of the expression and the
 scope's fixed facts, cached per scope.
+
+(About 620 lines: the bounds, their propagation and their relaxation all read
+the per-scope caches and propagated bounds kept here, and the hot ones are
+module-level functions on the scope (see docs/architecture.md); split, each
+half would reach into the other's private state.)
 """
 
 from __future__ import annotations

@@ -215,7 +215,9 @@ def _sum_operands(spine: list[tuple[int, Any]], scope: SymbolicScope, memo: dict
 
 
 def _named(name: str, scope: SymbolicScope, names: dict[str, Dim]) -> Dim:
-    """``scope.var(name)``, remembered in ``names``."""
+    """``scope.var(name)``, remembered in ``names`` (a method call on the scope
+    is a generic one from compiled code, and a written sum names few variables,
+    many times)."""
     v = names.get(name)
     if v is None:
         v = names[name] = scope.var(name)

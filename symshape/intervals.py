@@ -566,10 +566,11 @@ def _interval(scope: IntervalBounds, e: DimExpr | int) -> tuple[Bound, Bound]:
     if r is not None:
         return r
     lo, hi = _terms_interval(scope, e.terms)
-    if (lo == -math.inf and hi == math.inf) or _cancels_a_quotient(e.terms):
+    if (lo == -math.inf and hi == math.inf) or _may_cancel(e.terms):
         # Both ends open is the sign of terms that cancel, as in mod(a, 5);
         # with bounded variables the ends are finite but as loose (mod(a, 4)
-        # in [-28, 31] for 4 <= a <= 35, not [0, 3]).
+        # in [-28, 31] for 4 <= a <= 35, not [0, 3]; max(a, b) - a in
+        # [-9, 18] for a, b <= 10, not [0, 9]).
         lo2, hi2 = scope._relaxed_interval(e)
         lo, hi = max(lo, lo2), min(hi, hi2)
     r = (lo, hi)
@@ -577,14 +578,21 @@ def _interval(scope: IntervalBounds, e: DimExpr | int) -> tuple[Bound, Bound]:
     return r
 
 
-def _cancels_a_quotient(terms: Terms) -> bool:
-    """Do ``terms`` hold ``c*floordiv(N, k)`` (a constant ``k``) beside a
-    term of ``N`` (``a - 4*floordiv(a, 4)``), whose bounds taken apart lose
-    what they share?"""
+def _may_cancel(terms: Terms) -> bool:
+    """Do ``terms`` hold a ``floordiv`` by a constant or a ``max`` beside a
+    term of its operand (``a - 4*floordiv(a, 4)``, ``max(a - b, 0) + b -
+    a``)?  Bounds of the terms taken apart then lose what they share, though
+    every end is finite: the relaxation sees through the atom."""
     for m in terms:
         a = single_atom(m)
-        if type(a) is FloorDiv and isinstance(a.den, int) and isinstance(a.num, DimExpr):
-            for m2 in a.num.terms:
+        if type(a) is FloorDiv and isinstance(a.den, int):
+            o: DimExpr | int = a.num
+        elif type(a) is Max0:
+            o = a.arg
+        else:
+            continue
+        if isinstance(o, DimExpr):
+            for m2 in o.terms:
                 if m2 and m2 in terms:
                     return True
     return False

@@ -481,9 +481,7 @@ class SymbolicScope(IntervalBounds):
                     raise InconclusiveDimensionOperation(hit)
                 return hit  # type: ignore[return-value]
             try:
-                # (short-lived objects only: see symshape.collector)
-                with collector_paused():
-                    r = self._compare_uncached(x, other, op)
+                r = self._compare_uncached(x, other, op)
             except InconclusiveDimensionOperation as err:
                 if len(self._cmp_cache) < _CMP_CACHE_MAX and len(err.args) == 1 and \
                         type(err.args[0]) is LazyText:
@@ -492,35 +490,35 @@ class SymbolicScope(IntervalBounds):
             if len(self._cmp_cache) < _CMP_CACHE_MAX:
                 self._cmp_cache[key] = r
             return r
-        with collector_paused():
-            return self._compare_uncached(x, other, op)
+        return self._compare_uncached(x, other, op)
 
     def _compare_uncached(self, x: DimExpr, other: Any, op: str) -> bool:
-        if isinstance(other, DimExpr):
-            if other.scope is not self:
-                self.raise_mismatch(other, op, x)
-            y: DimExpr | int = other
-        else:
-            v = as_int(other)
-            if v is None:
-                raise TypeError(f"cannot compare dimension '{x}' with {other!r}")
-            y = v
-        kind, d = comparison_difference(op, x, y)
-        if kind == ">=":
-            r = self.known_ge0(d)
-        else:  # "!=" (truth value): x != 0
-            pos = self.known_ge0(d - 1)
-            neg = self.known_ge0(-d - 1)
-            if pos or neg:
-                r = True
-            elif pos is False and neg is False:
-                r = False
+        with collector_paused():  # (short-lived objects only: see symshape.collector)
+            if isinstance(other, DimExpr):
+                if other.scope is not self:
+                    self.raise_mismatch(other, op, x)
+                y: DimExpr | int = other
             else:
-                r = None
-        if r is None:
-            raise InconclusiveDimensionOperation(
-                LazyText(partial(self._inconclusive_message, x, op, y)))
-        return r
+                v = as_int(other)
+                if v is None:
+                    raise TypeError(f"cannot compare dimension '{x}' with {other!r}")
+                y = v
+            kind, d = comparison_difference(op, x, y)
+            if kind == ">=":
+                r = self.known_ge0(d)
+            else:  # "!=" (truth value): x != 0
+                pos = self.known_ge0(d - 1)
+                neg = self.known_ge0(-d - 1)
+                if pos or neg:
+                    r = True
+                elif pos is False and neg is False:
+                    r = False
+                else:
+                    r = None
+            if r is None:
+                raise InconclusiveDimensionOperation(
+                    LazyText(partial(self._inconclusive_message, x, op, y)))
+            return r
 
     def _inconclusive_message(self, x: DimExpr | int, op: str, y: DimExpr | int) -> str:
         shown = "!=" if op == "!=" else op

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from support.threads import run_in_threads
 
 import symshape
 from symshape import InconclusiveDimensionOperation, SymbolicScope
@@ -349,17 +350,13 @@ def test_threads_get_one_variable_per_name() -> None:
     results: list[list[Any]] = []
     start = threading.Barrier(4)
 
-    def work() -> None:
+    def work(_: int) -> None:
         start.wait()
         results.append([make_var(n) for n in names])
 
     for _round in range(2):  # the second round replaces dead entries
         results.clear()
-        threads = [threading.Thread(target=work) for _ in range(4)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        run_in_threads(work, 4)
         assert all(len(r) == len(names) for r in results) and len(results) == 4
         for i in range(len(names)):
             assert len({id(r[i]) for r in results}) == 1

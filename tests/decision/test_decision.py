@@ -6,7 +6,6 @@ import itertools
 import math
 import random
 import re
-import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -25,6 +24,7 @@ from support.oracle import (
     render,
     symshape_ops,
 )
+from support.threads import run_in_threads
 from support.work import Span, WorkMeter
 
 import symshape
@@ -493,26 +493,17 @@ def test_threads_give_the_same_answers() -> None:
     expected = [prove(c, constraints=constraints).status for c in claims]
     scope = SymbolicScope(constraints)
     results: dict[int, list[Any]] = {}
-    errors: list[BaseException] = []
 
     def work(i: int) -> None:
-        try:
-            order = list(range(len(claims)))
-            random.Random(i).shuffle(order)
-            got = {}
-            for j in order * 2:
-                got[j] = prove(claims[j], scope=scope).status
-            results[i] = [got[j] for j in range(len(claims))]
-        except BaseException as e:  # noqa: BLE001 - reported below
-            errors.append(e)
+        order = list(range(len(claims)))
+        random.Random(i).shuffle(order)
+        got = {}
+        for j in order * 2:
+            got[j] = prove(claims[j], scope=scope).status
+        results[i] = [got[j] for j in range(len(claims))]
 
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(6)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors
-    assert all(r == expected for r in results.values())
+    run_in_threads(work, 6)
+    assert len(results) == 6 and all(r == expected for r in results.values())
 
 
 # ---------------------------------------------------------------------------

@@ -96,6 +96,14 @@ def test_a_remainder_keeps_its_range_under_bounded_variables(constraints: list[s
     assert (2 * (a % 4)) // 8 == 0
 
 
+@pytest.mark.parametrize("constraints", [[], ["a <= 10", "b <= 10"]])
+def test_a_maximum_keeps_its_cancellation_under_bounded_variables(constraints: list[str]) -> None:
+    """``max(a, b) - a`` is ``max(a - b, 0) + b - a``: its terms apart gave
+    [-9, 18] for a, b <= 10; through the maximum, [0, 9]."""
+    a, b = symshape.symbolic_shape("a, b", constraints=constraints)
+    assert a.scope.interval(symshape.max_dim(a, b) - a)[0] == 0
+
+
 def test_canonicalize_slice_needs_no_search(monkeypatch: pytest.MonkeyPatch) -> None:
     """What ``jax``'s ``canonicalize_slice`` asks of ``x[2:a:4]`` on an axis of
     size ``b``, as in JAX's ``inequalities_slice`` benchmark."""

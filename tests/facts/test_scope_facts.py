@@ -18,6 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from support.oracle import Z3Oracle
+from support.threads import run_in_threads
 
 import symshape
 from symshape import SymbolicScope
@@ -237,14 +238,10 @@ def test_propagation_runs_once_when_threads_read_bounds_together() -> None:
     seen: list[int] = []
     barrier = threading.Barrier(4)
 
-    def read() -> None:
+    def read(_: int) -> None:
         barrier.wait()
         seen.append(s.var_lower_bound("a" + x))
-    threads = [threading.Thread(target=read) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    run_in_threads(read, 4)
     assert seen == [24] * 4
     assert len(s.bound_steps) == len({repr(step) for step in s.bound_steps})
 

@@ -3,26 +3,15 @@
 A bound on wall time guards against a quadratic or hanging path, but one run
 can stall on a full collection of the heap the suite has built by then (CI once
 took 1.05 s to parse a text that parses in 0.03 s).  These helpers pause the
-collector while timing, and time the best of several first-sight runs."""
+collector while timing (symshape's own pause, which nests), and time the best of
+several first-sight runs."""
 
 from __future__ import annotations
 
-import gc
 import time
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector for the block (restored after)."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if collecting:
-            gc.enable()
+from symshape.collector import collector_paused
 
 
 def best_seconds(runs: Iterable[Callable[[], object]]) -> float:

@@ -6,7 +6,6 @@ import ast
 import logging
 import subprocess
 import sys
-import threading
 import time
 from functools import partial
 from typing import Any
@@ -16,12 +15,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from support import exprgen
-from support.timing import best_seconds, collector_paused
+from support.threads import run_in_threads
+from support.timing import best_seconds
 
 import symshape
 from symshape import _fastparse, _larkparse, parsing
 from symshape import build as build_mod
 from symshape._resources import grammar_text
+from symshape.collector import collector_paused
 from symshape.errors import ParseError
 from symshape.parsing import TextCache, parse_comparison, parse_expr, parse_spec
 
@@ -540,22 +541,13 @@ def test_grammar_has_no_lalr_conflicts() -> None:
 def test_parallel_parsing() -> None:
     texts = [f"a{n}, {n}*b + {n}, max(a{n}, {n})" for n in range(200)]
     expected = [parsing._parse_spec_uncached(t) for t in texts]
-    errors: list[BaseException] = []
 
-    def work() -> None:
-        try:
-            for _ in range(3):
-                for text, want in zip(texts, expected, strict=True):
-                    assert parsing._parse_spec_uncached(text) == want
-        except BaseException as exc:  # pragma: no cover - reported below
-            errors.append(exc)
+    def work(_: int) -> None:
+        for _ in range(3):
+            for text, want in zip(texts, expected, strict=True):
+                assert parsing._parse_spec_uncached(text) == want
 
-    threads = [threading.Thread(target=work) for _ in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors
+    run_in_threads(work, 4)
 
 
 def test_speed_of_uncached_parse() -> None:

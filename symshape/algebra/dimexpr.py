@@ -207,9 +207,13 @@ class DimExpr:
             # Order-independent (equal term maps may differ in order): a sum
             # over the terms, without the set a frozenset hash would build
             # (most expressions are hashed once, as keys of the scope's memos).
+            # (The multiplier fits one digit of a Python int: a product of
+            # one-digit ints is computed without CPython's long multiplication,
+            # which checks for signals, and compiled code aborts where an int
+            # operation fails, as it does when a signal handler raises there.)
             acc = 0
             for m, c in self.terms.items():
-                acc += hash(m) ^ (c * 0x9E3779B1)
+                acc += hash(m) ^ (c * 0x3E3779B1)
             h = self._hash = hash(acc)  # (never -1)
         return h
 

@@ -37,7 +37,7 @@ from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 #: the modules compiled, as paths from the project root
 COMPILED = ("symshape/util.py", "symshape/collector.py", "symshape/_fastparse.py",
-            "symshape/parsing.py",
+            "symshape/_simplescan.py", "symshape/parsing.py",
             "symshape/algebra/atoms.py", "symshape/algebra/poly.py", "symshape/algebra/bounds.py",
             "symshape/algebra/dimexpr.py",
             "symshape/algebra/factor.py", "symshape/algebra/floordiv.py",

@@ -25,10 +25,9 @@ Raw results (what :mod:`symshape.parsing` post-processes, identical for both
 paths): an AST node for ``expr_input``; a list of nodes and placeholders for
 ``spec_input``; ``[node, (op, column), node, ...]`` for ``comparison_input``.
 
-(Over 600 lines for a reason: the fast front end is one compiled tokenizer
-and recursive-descent parser, kept together so that mypyc compiles its hot
-loop as one unit; ``tests/syntax/test_parse_frontend.py`` checks it against
-the lark grammar.)
+Simple comparisons (``b >= 16``, ``mod(s, 128) == 0``: most constraints)
+are read by a one-pass scanner, :mod:`symshape._simplescan`, before the
+tokenizer is tried.
 """
 
 from __future__ import annotations
@@ -39,11 +38,12 @@ from functools import lru_cache
 from typing import Any, Final, NamedTuple
 
 from symshape._resources import grammar_text
+from symshape._simplescan import SimpleScanner
 from symshape.operators import FUNCTIONS, Op
 from symshape.util import digits_to_int
 
 __all__ = ["START_WHAT", "FastParser", "Terminal", "fast_parser", "function_name",
-           "read_terminals", "simple_comparison"]
+           "read_terminals"]
 
 START_WHAT: Final = {
     "expr_input": "dimension expression",
@@ -268,7 +268,14 @@ class FastParser:
         call = next(t.regexp for t in terminals if t.name == "CALL")
         names = re.match(r"\(\?:([A-Za-z_|]+)\)", call)
         self.functions = tuple(names.group(1).split("|")) if names else ()
-        self._simple, self._simple_split = _simple_regexps(skip, self.functions)
+        # The shortcut for simple comparisons (see symshape._simplescan),
+        # given the grammar's blank characters and functions.
+        blanks = "".join(ch for ch in map(chr, range(128)) if re.fullmatch(skip, ch))
+        if re.fullmatch(f"(?:{skip})", blanks * 2) is None:
+            return  # (a blank that is more than a run of characters)
+        self._simple = SimpleScanner(
+            blanks, {f: function_name(f + "(") for f in self.functions},
+            Op.ADD.value, Op.SUB.value, Op.MUL.value)
         self.enabled = True
 
     # ---------------------------------------------------------------- tokens
@@ -339,14 +346,16 @@ class FastParser:
         """The raw result of ``text`` for the start symbol, or None if not accepted."""
         if not self.enabled:
             return None
-        if start == "comparison_input" and self._simple.fullmatch(text) is not None:
-            return simple_comparison(self._simple_split, text)
+        if start == "comparison_input":
+            raw = self._simple.scan(text)
+            if raw is not None:
+                return raw
         return self.parse_tokens(text, start)
 
-    def simple_regexp_matches(self, text: str) -> bool:
-        """Whether ``text`` is a simple comparison (see :func:`simple_comparison`),
+    def is_simple(self, text: str) -> bool:
+        """Whether ``text`` is a simple comparison (see :mod:`symshape._simplescan`),
         which :meth:`parse` reads without the general tokenizer and parser."""
-        return self.enabled and self._simple.fullmatch(text) is not None
+        return self.enabled and self._simple.scan(text) is not None
 
     def parse_tokens(self, text: str, start: str) -> Any:
         """:meth:`parse` without the shortcut for simple comparisons: the
@@ -564,123 +573,6 @@ def _parse(toks: list[tuple[str, str, int]], start: str) -> Any:
                     return items
                 return _finish(seq)
             raise _Fail
-
-
-# --------------------------------------------------------------- simple comparisons
-#
-# Most constraints are comparisons of linear forms in names and small
-# integers, perhaps with a call of two such forms ("b >= 16", "a >= b + 8",
-# "16 <= t <= 512", "mod(s, 128) == 0", "max(h, w) <= 4096"), and a scope
-# parses each of its constraints once.  For those, one regexp checks the
-# whole text and one findall splits it; the nodes are built directly, without
-# the general tokenizer's token tuples or the parser's frames and operator
-# grouping (about twice as fast).  Anything else (parentheses, unary signs,
-# powers, ``//`` and ``%``, products other than ``INT*NAME`` and
-# ``INT*call``, nested calls, non-ASCII names, ``!=``) goes to the general
-# parser.  The result is exactly the general parser's
-# (tests/facts/test_first_sight_scope.py compares both, and lark).
-
-_ASCII_NAME: Final = "[A-Za-z_][A-Za-z0-9_]*+"
-_SIMPLE_INT_DIGITS: Final = 18  # (int() of so few digits is digits_to_int's value)
-_ADD: Final[str] = Op.ADD.value
-_SUB: Final[str] = Op.SUB.value
-_MUL: Final[str] = Op.MUL.value
-
-
-def _simple_regexps(skip: str, functions: tuple[str, ...]
-                    ) -> tuple[re.Pattern[str], re.Pattern[str]]:
-    """The texts :func:`simple_comparison` parses, and the findall that splits
-    them into ``(blank, token)`` pairs.  A text is ``side CMP side (CMP
-    side)*`` with ``side = term ((+|-) term)*``, ``term = INT | NAME |
-    INT*NAME | call | INT*call`` and ``call = FUNCTION(inner, inner)``, where
-    an ``inner`` side has no calls; a NAME is ASCII and neither a function's
-    name nor ``_`` alone, an INT has at most 18 digits and CMP is not ``!=``.
-    ``skip`` is the grammar's blank, ``functions`` the functions' names."""
-    ws = f"(?:{skip})?+"
-    reserved = "|".join(functions) or "(?!)"
-    name = f"(?!(?:{reserved}|_)(?![A-Za-z0-9_])){_ASCII_NAME}"
-    integer = f"[0-9]{{1,{_SIMPLE_INT_DIGITS}}}+(?![0-9])"
-    inner_term = f"(?:{integer}(?:{ws}\\*{ws}{name})?+|{name})"
-    inner = f"{inner_term}(?:{ws}[-+]{ws}{inner_term})*+"
-    call = f"(?:{reserved}){ws}\\({ws}{inner}{ws},{ws}{inner}{ws}\\)"
-    term = f"(?:{integer}(?:{ws}\\*{ws}(?:{call}|{name}))?+|{call}|{name})"
-    side = f"{term}(?:{ws}[-+]{ws}{term})*+"
-    cmp = "(?:[<>=]=|[<>])"
-    whole = re.compile(f"{ws}{side}{ws}{cmp}{ws}{side}(?:{ws}{cmp}{ws}{side})*+{ws}")
-    split = re.compile(f"({ws})((?:{reserved}){ws}\\(|[0-9]++|{_ASCII_NAME}|[<>=]=|[<>]|[-+*,)])")
-    return whole, split
-
-
-def simple_comparison(split: re.Pattern[str], text: str) -> list[Any]:
-    """The raw result (``[node, (op, column), node, ...]``) of a text that the
-    simple-comparison regexp accepts, split by ``split`` (see above)."""
-    toks: list[tuple[str, str]] = split.findall(text)
-    toks.append(("", ""))  # (the end: no token starts with "")
-    items: list[Any] = []
-    i = 0
-    pos = 0
-    while True:
-        node, i, pos = _simple_side(toks, i, pos)
-        items.append(node)
-        blank, tok = toks[i]
-        if not tok:
-            return items
-        pos += len(blank)
-        items.append((tok, pos + 1))
-        pos += len(tok)
-        i += 1
-
-
-def _simple_side(toks: list[tuple[str, str]], i: int, pos: int) -> tuple[Any, int, int]:
-    """The side of a simple comparison starting at token ``i`` (``pos``
-    characters into the text): its node, and the token and position after it."""
-    node: Any = None
-    op = ""
-    while True:
-        blank, tok = toks[i]
-        pos += len(blank)
-        first = tok[0]
-        if "0" <= first <= "9":
-            term: Any = ("int", pos + 1, int(tok))
-            pos += len(tok)
-            i += 1
-            if toks[i][1] == "*":
-                pos += len(toks[i][0]) + 1
-                i += 1
-                blank, tok = toks[i]
-                pos += len(blank)
-                if tok[-1] == "(":
-                    right, i, pos = _simple_call(toks, i, pos)
-                else:
-                    right = ("var", pos + 1, tok)
-                    pos += len(tok)
-                    i += 1
-                term = (_MUL, term[1], term, right)
-        elif tok[-1] == "(":
-            term, i, pos = _simple_call(toks, i, pos)
-        else:
-            term = ("var", pos + 1, tok)
-            pos += len(tok)
-            i += 1
-        node = term if not op else (op, node[1], node, term)
-        sign = toks[i][1]
-        if sign != "+" and sign != "-":
-            return node, i, pos
-        op = _ADD if sign == "+" else _SUB
-        pos += len(toks[i][0]) + 1
-        i += 1
-
-
-def _simple_call(toks: list[tuple[str, str]], i: int, pos: int) -> tuple[Any, int, int]:
-    """A call ``f(x, y)`` starting at token ``i`` (its blank already counted)."""
-    call = toks[i][1]
-    column = pos + 1
-    pos += len(call)
-    x, i, pos = _simple_side(toks, i + 1, pos)
-    pos += len(toks[i][0]) + 1  # ","
-    y, i, pos = _simple_side(toks, i + 1, pos)
-    pos += len(toks[i][0]) + 1  # ")"
-    return (function_name(call), column, x, y), i + 1, pos
 
 
 @lru_cache(maxsize=1)

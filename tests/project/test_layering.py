@@ -220,11 +220,13 @@ def test_no_module_reaches_into_another_modules_private_names() -> None:
 # Private modules of the package itself (``symshape._x``): the modules that may
 # import each.  A private module of a subpackage (``symshape.jax._internals``)
 # may be imported only from within that subpackage.
-SYNTAX = {"symshape.parsing", "symshape._larkparse", "symshape._fastparse"}
+SYNTAX = {"symshape.parsing", "symshape._larkparse", "symshape._fastparse",
+          "symshape._simplescan"}
 ROOT_PRIVATE_USERS: dict[str, set[str]] = {
     "symshape._accel": {"symshape"},  # the package picks the build first
     "symshape._fastparse": SYNTAX,
     "symshape._larkparse": SYNTAX,
+    "symshape._simplescan": {"symshape._fastparse"},
     "symshape._resources": SYNTAX,
     # the tested framework ranges: read by the adapters' version gates
     "symshape._versions": {"symshape.jax._internals", "symshape.torch._internals"},

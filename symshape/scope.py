@@ -406,15 +406,20 @@ class SymbolicScope(IntervalBounds):
         assert isinstance(e, DimExpr)  # ints are decided by their interval
         return self._informed_lo(e, d) >= 0 or d.decide_ge0(e) is True
 
-    def _witnessed(self, e: DimExpr, want: int) -> int:
-        """The signs of ``e`` that valid valuations show (bit 1: > 0, bit 2:
-        < 0; see :mod:`symshape.witness`), looked for until ``want`` is
-        shown.  Only a function of ``e`` and the fixed facts: asked after the
-        constraints are loaded."""
+    def sign_witnesses(self) -> SignWitnesses:
+        """The valid valuations that show the signs of expressions before any
+        decision (see :mod:`symshape.witness`; made on first use).  What they
+        show is only a function of the expression and the fixed facts: ask
+        after the constraints are loaded."""
         w = self._witnesses
         if w is None:
             w = self._witnesses = SignWitnesses([f for f, _ in self.facts()], self)
-        return w.signs(e, want)
+        return w
+
+    def _witnessed(self, e: DimExpr, want: int) -> int:
+        """The signs of ``e`` that valid valuations show (bit 1: > 0, bit 2:
+        < 0), looked for until ``want`` is shown."""
+        return self.sign_witnesses().signs(e, want)
 
     def _at_ones(self, e: DimExpr | int) -> int | None:
         """Value of ``e`` where every variable is 1, if that valuation satisfies

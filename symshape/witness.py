@@ -201,19 +201,26 @@ class SignWitnesses:
             env[x] = v
         return env, 1
 
-    def _value(self, e: DimExpr, key: Key, shape: ExprShape) -> int | None:
-        """``e`` (of shape ``shape``) at the valuation ``key`` if that valuation
-        is valid, else None."""
+    def _sign_at(self, e: DimExpr, key: Key, shape: ExprShape, seen: int) -> int:
+        """The sign bit (see :meth:`signs`) of ``e`` (of shape ``shape``) at the
+        valuation ``key``; 0 where it is 0, unknown, or a bit in ``seen``
+        (nothing new), or where the valuation is not valid.  The value comes
+        first: a valuation is checked against every fact only where it
+        would show a new sign."""
         memo = self._memos.get(key)
         if memo is None:
             memo = self._memos[key] = {}
         env, default = self._env(key)
+        v = strict_value(e, env, default, memo, self._shapes, shape)
+        if v is None or v == 0:
+            return 0
+        bit = 1 if v > 0 else 2
+        if seen & bit:
+            return 0
         valid = self._valid.get(key)
         if valid is None:
             valid = self._valid[key] = self._is_valid(key, env, default, memo)
-        if not valid:
-            return None
-        return strict_value(e, env, default, memo, self._shapes, shape)
+        return bit if valid else 0
 
     def _fact_info(self) -> list[tuple[DimExpr | int, frozenset[str], ExprShape | None]]:
         """Each fact, its variables at any depth, and its shape (None for a
@@ -277,13 +284,29 @@ class SignWitnesses:
         seen = 0
         shape = self._shapes.shape(e)
         for key in self._keys(e):
-            v = self._value(e, key, shape)
-            if v is None or v == 0:
-                continue
-            seen |= 1 if v > 0 else 2
+            seen |= self._sign_at(e, key, shape, seen)
             if seen & want == want:
                 break
         return seen
+
+    def tries_every_variable(self, e: DimExpr) -> bool:
+        """Whether the valuations tried for ``e`` move each of its variables
+        (it has at most :data:`MAX_MOVED`): the set of them, and so what they
+        show, is then the same for every naming of the variables."""
+        return len(self._names(e)) <= MAX_MOVED
+
+    def showing(self, e: DimExpr, sign: int) -> list[dict[str, int]]:
+        """Every valid valuation tried where ``e`` has ``sign`` (1: > 0, 2: <
+        0), each with a value for every variable of ``e`` and of the facts."""
+        out: list[dict[str, int]] = []
+        shape = self._shapes.shape(e)
+        names = sorted(self._names(e) | set(self._base_env()))
+        for key in self._keys(e):
+            if self._sign_at(e, key, shape, 3 ^ sign) != sign:
+                continue
+            env, default = self._env(key)
+            out.append({n: env.get(n, default) for n in names})
+        return out
 
     def _keys(self, e: DimExpr) -> Iterator[Key]:
         for u in UNIFORM:

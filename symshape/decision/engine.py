@@ -5,8 +5,9 @@ A claim is decided by running tactics in order, each only while the answer
 is open (:mod:`symshape.decision.tactics`; the two lists are built in
 :meth:`Decider._reset`):
 
-* for ``prove`` (:meth:`Decider.prove_links`): the pool, the intervals,
-  directed valuations, proof, refutation, small valuations;
+* for ``prove`` (:meth:`Decider.prove_links`): the intervals, sign
+  witnesses, the pool, directed valuations, proof, refutation, small
+  valuations;
 * for the comparison operators (:meth:`Decider.decide_ge0`, with a smaller
   budget): the pool, directed valuations, proof, refutation.
 
@@ -62,6 +63,7 @@ from symshape.decision.tactics import (
     Refute,
     SmallValuations,
     Tactic,
+    Witnessed,
     run_tactics,
     small_points,
 )
@@ -159,8 +161,8 @@ class Decider:
         self.proof_tactics: tuple[Tactic, ...] = (
             IntervalsFirst(self._interval_certificate),
             Intervals(self._interval_certificate, self.pool, self._find_model),
-            first_points, other_points, directed, proof, refutation,
-            SmallValuations(self.pool))
+            Witnessed(self.pool, self.scope), first_points, other_points, directed, proof,
+            refutation, SmallValuations(self.pool))
 
     def constraint_vars(self) -> tuple[str, ...]:
         """Names of the variables that occur in constraints or implicit facts."""

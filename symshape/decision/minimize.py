@@ -43,7 +43,9 @@ EVALUATION_CAP = 6000
 _BITS_PER_UNIT = 256
 
 
-def _key(env: dict[str, int], names: Sequence[str]) -> tuple[int, int, tuple[int, ...]]:
+def size_order(env: dict[str, int], names: Sequence[str]) -> tuple[int, int, tuple[int, ...]]:
+    """The order of valuations of ``names`` by size: the smallest largest
+    value first, then the smallest sum, then the first in the order of ``names``."""
     vals = tuple(env[n] for n in names)
     return (max(vals, default=0), sum(vals), vals)
 
@@ -191,7 +193,7 @@ class Minimizer:
             else:
                 assert isinstance(r, dict)
                 env = {v: r.get(v, 1) for v in names}
-                if _key(env, names) < _key(best, names):
+                if size_order(env, names) < size_order(best, names):
                     best = env
                 hi = min(mid, measure(best))
         return min(lo, measure(best)), best, exact
@@ -235,9 +237,9 @@ def smallest(names: Sequence[str], hyp_sets: Sequence[list[Poly]], starts: Seque
         start = {n: start.get(n, 1) for n in order}
         env = Minimizer(order, partial(_find_with, find, hyps),
                         partial(check, hyps), upper).minimize(start)
-        if best is None or _key(env, order) < _key(best, order):
+        if best is None or size_order(env, order) < size_order(best, order):
             best = env
     return best
 
 
-__all__ = ["Minimizer", "smallest"]
+__all__ = ["Minimizer", "size_order", "smallest"]

@@ -90,7 +90,8 @@ def test_first_points_show_what_the_pool_shows(constraints: list[str], claim: st
 
 def test_a_claim_the_first_points_settle_never_builds_the_pool() -> None:
     """An inconclusive claim shown so by the pool's first points costs no
-    colours and no nudged valuations."""
+    colours and no nudged valuations; one the sign witnesses show open
+    builds no valuation of the pool until its evidence is read."""
     import symshape
 
     scope = SymbolicScope(["a >= b + 8", "mod(a, 4) == 0"])
@@ -98,6 +99,8 @@ def test_a_claim_the_first_points_settle_never_builds_the_pool() -> None:
     assert str(verdict.status) == "inconclusive"
     decider = scope.decider()
     assert decider is not None
+    assert decider.pool.pool is None and decider.pool.prefix is None
+    assert verdict.counterexample == {"a": 12, "b": 1}
     assert decider.pool.pool is None and decider.pool.prefix is not None
 
 

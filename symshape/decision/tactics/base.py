@@ -27,37 +27,54 @@ DEPENDS = "it holds for some valuations and fails for others"
 #: The statuses that leave the claim open.
 OPEN = (Status.INCONCLUSIVE, Status.UNDECIDED)
 
+#: Finds an outcome's valuations when first read: ``(holds, fails)``.
+PointsFinder = Callable[[], "tuple[Point | None, Point | None]"]
+
 
 class Outcome:
     """A decision: its status, the valuations found where the claim holds
     and where it fails, the certificate of a proof or refutation, and the
     reason a claim is left open.
 
-    ``find_fails``, where given, finds the valuation where the claim fails
-    when :attr:`fails` is first read: a refutation that needed no valuation
-    to be decided (the interval bounds settled it) builds the one its
-    counterexample starts from only for a caller who asks for it."""
+    ``find_points``, where given, finds the valuations where the claim
+    holds and where it fails (``(holds, fails)``, each None where not found)
+    when :attr:`holds` or :attr:`fails` is first read: a decision that
+    needed no valuation (the interval bounds refuted the claim, sign
+    witnesses showed it open) builds the ones its evidence starts from only
+    for a caller who asks for the evidence.  They fill in what was not
+    given."""
 
-    __slots__ = ("status", "holds", "_fails", "_find_fails", "cert", "reason")
+    __slots__ = ("status", "_holds", "_fails", "_find_points", "cert", "reason")
 
     def __init__(self, status: Status, holds: Point | None, fails: Point | None,
                  cert: Certificate | None, reason: str,
-                 find_fails: Callable[[], Point | None] | None = None) -> None:
+                 find_points: PointsFinder | None = None) -> None:
         self.status = status
-        self.holds = holds
+        self._holds = holds
         self._fails = fails
-        self._find_fails = find_fails
+        self._find_points = find_points
         self.cert = cert
         self.reason = reason
+
+    def _found(self) -> None:
+        find = self._find_points
+        if find is not None:
+            # (two threads reading at once both find the same valuations)
+            holds, fails = find()
+            self._holds = self._holds or holds
+            self._fails = self._fails or fails
+            self._find_points = None
+
+    @property
+    def holds(self) -> Point | None:
+        """A valid valuation where the claim holds (None if none was found)."""
+        self._found()
+        return self._holds
 
     @property
     def fails(self) -> Point | None:
         """A valid valuation where the claim fails (None if none was found)."""
-        find = self._find_fails
-        if find is not None:
-            # (two threads reading at once both find the same valuation)
-            self._fails = find()
-            self._find_fails = None
+        self._found()
         return self._fails
 
 
@@ -111,4 +128,5 @@ def run_tactics(tactics: Sequence[Tactic], q: Query) -> Outcome:
     return q.undecided()
 
 
-__all__ = ["BY_INTERVALS", "DEPENDS", "OPEN", "Outcome", "Query", "Tactic", "run_tactics"]
+__all__ = ["BY_INTERVALS", "DEPENDS", "OPEN", "Outcome", "PointsFinder", "Query", "Tactic",
+           "run_tactics"]

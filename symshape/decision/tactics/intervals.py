@@ -159,7 +159,7 @@ class Intervals(Tactic):
         if cert is None:
             return None
         start = RefutationStart(self.pool, self.find_model, [d for _, d, _ in links])
-        return Outcome(Status.REFUTED, None, None, cert, BY_INTERVALS, find_fails=start.find)
+        return Outcome(Status.REFUTED, None, None, cert, BY_INTERVALS, find_points=start.find)
 
 
 class RefutationStart:
@@ -173,14 +173,14 @@ class RefutationStart:
         self.find_model = find_model
         self.polys = polys
 
-    def find(self) -> Point | None:
-        """The valuation (None where none is found)."""
+    def find(self) -> tuple[Point | None, Point | None]:
+        """``(None, the valuation)`` (an outcome's points; None where none is found)."""
         sp, polys = self.pool, self.polys
         pool = sp.get_prefix()  # (its first point is the pool's)
         if pool.points:
-            return sp.question_pool(pool, polys).point(0)
+            return None, sp.question_pool(pool, polys).point(0)
         m = self.find_model(sp.domain(polys))
-        return sp.point(m) if m is not None else None
+        return None, (sp.point(m) if m is not None else None)
 
 
 class IntervalsFirst(Tactic):

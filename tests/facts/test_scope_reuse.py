@@ -130,10 +130,16 @@ def test_copies_share_the_valuation_pool() -> None:
     clear_templates()
     cs = ("mod(s, 128) == 0", "t >= s + 8")
     scopes = [SymbolicScope(cs) for _ in range(4)]
+    # Sign witnesses show the claim inconclusive: no valuation of the pool is
+    # built until its evidence is read, which starts at the pool's first points.
+    assert symshape.prove("t >= s + 9", scope=scopes[0]).status == symshape.Status.INCONCLUSIVE
+    assert "prefix" not in scopes[0].shared_derivations
     for sc in scopes:
-        assert symshape.prove("t >= s + 9", scope=sc).status == symshape.Status.INCONCLUSIVE
-    # (the claim is shown inconclusive at the pool's first points: the rest of
-    # the pool is built when a question needs it, and shared as well)
+        verdict = symshape.prove("t >= s + 9", scope=sc)
+        assert verdict.status == symshape.Status.INCONCLUSIVE
+        assert verdict.counterexample is not None
+    # (the counterexample starts at the pool's first points: the rest of the
+    # pool is built when a question needs it, and shared as well)
     firsts = [sc.shared_derivations["prefix"] for sc in scopes[1:]]
     assert firsts[0] is firsts[1] is firsts[2] and firsts[0]
     assert "pool" not in scopes[1].shared_derivations

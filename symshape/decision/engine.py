@@ -304,12 +304,15 @@ class Decider:
             if len(self._pcache) < CACHE_MAX and \
                     not (limits.timed and out.status is Status.UNDECIDED):
                 self._pcache[key] = out
-        allnames = sorted(set(names) | set(self.constraint_vars()))
         return Verdict(claim, out.status, reason=out.reason if out.status in OPEN else "",
                        constraints=tuple(self.scope.constraint_texts),
                        certify=None if out.cert is None else
                        lambda: self.certificate(links, claim, out, budget, limits.scale),
-                       evidence=lambda: self.evidence(links, out, allnames, limits.scale),
+                       # (the variables of the constraints are found only if
+                       # the evidence is read: most verdicts never need them)
+                       evidence=lambda: self.evidence(
+                           links, out, sorted(set(names) | set(self.constraint_vars())),
+                           limits.scale),
                        lease=lease)
 
     def certificate(self, links: Sequence[Link], claim: str, out: Outcome,

@@ -289,6 +289,11 @@ class SignWitnesses:
                 break
         return seen
 
+    def fact_count(self) -> int:
+        """How many facts every valid valuation satisfies (each valuation is
+        checked against all of them)."""
+        return len(self._facts)
+
     def tries_every_variable(self, e: DimExpr) -> bool:
         """Whether the valuations tried for ``e`` move each of its variables
         (it has at most :data:`MAX_MOVED`): the set of them, and so what they

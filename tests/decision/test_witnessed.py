@@ -12,6 +12,7 @@ from support.oracle import random_claim
 import symshape
 from symshape.decision.engine import Decider
 from symshape.decision.tactics import Witnessed
+from symshape.decision.tactics.witnessed import MAX_FACTS
 
 
 def _verdict(claim: str, constraints: list[str], witnesses: bool) -> symshape.Verdict:
@@ -111,3 +112,14 @@ def test_claims_over_many_variables_are_left_to_the_pool() -> None:
 def test_equalities_and_chains_are_left_to_the_pool(claim: str) -> None:
     assert not _settled_by_witnesses(claim, [])
     assert symshape.prove(claim).status is symshape.Status.INCONCLUSIVE
+
+
+def test_scopes_of_many_facts_are_left_to_the_pool() -> None:
+    """Past MAX_FACTS facts the witnesses are not tried (few fixed valuations
+    satisfy so many facts, and each costs a pass over all of them)."""
+    few = [f"x{i} <= {100 + i}" for i in range(MAX_FACTS)]
+    assert symshape.SymbolicScope(few).sign_witnesses().fact_count() == MAX_FACTS
+    assert _settled_by_witnesses("a >= b", few)
+    many = few + ["y <= 7"]
+    assert not _settled_by_witnesses("a >= b", many)
+    assert symshape.prove("a >= b", constraints=many).status is symshape.Status.INCONCLUSIVE

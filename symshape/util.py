@@ -1,5 +1,6 @@
 """Small utilities every layer uses: integers to and from their digits
-without Python's limit on digits, and bounded caches of recent entries.
+without Python's limit on digits, a product of integers that a signal may
+interrupt, and bounded caches of recent entries.
 
 Part of the compiled core (``hatch_build.COMPILED``): the scope's and the
 parser's caches run here on every query.
@@ -11,7 +12,29 @@ import sys
 from collections.abc import Callable
 from typing import Any, Final, Generic, TypeVar
 
-__all__ = ["RecentTable", "TextCache", "digits_to_int", "int_to_digits"]
+__all__ = ["RecentTable", "TextCache", "digits_to_int", "int_mul", "int_to_digits"]
+
+_DIGIT: Final = 1 << 30  # CPython's digit: a one-digit product never checks for signals
+
+
+def int_mul(a: int, b: int) -> int:
+    """``a * b``, where a signal handler that raises during the product
+    raises here.
+
+    CPython's product of ints of more than one digit runs pending signal
+    handlers, and in the compiled core a failed product of two typed ints
+    aborts the process ("fatal: out of memory": mypyc treats any failure
+    of that operation as one).  One-digit operands are multiplied without
+    that check; larger ones go through the generic product, whose error is
+    an exception.  For the evaluators that meet large values (valuations
+    at 2^40, big constants)."""
+    if -_DIGIT < a < _DIGIT and -_DIGIT < b < _DIGIT:
+        return a * b
+    return _generic_mul(a, b)
+
+
+def _generic_mul(a: Any, b: Any) -> Any:
+    return a * b
 
 _CHUNK: Final = 10 ** 600  # digits below the smallest limit Python allows (640)
 

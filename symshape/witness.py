@@ -33,6 +33,7 @@ from symshape.algebra.atoms import Factors, FloorDiv, Var, compound_children, fo
 from symshape.algebra.dimexpr import DimExpr
 from symshape.algebra.poly import value_at
 from symshape.repair import divisor_steps, fact_atoms
+from symshape.util import int_mul
 
 #: bits a value may have here: beyond that the valuation is "unknown" (a
 #: witness must stay cheap; ``a^100000`` at 1000 is not)
@@ -327,7 +328,8 @@ class SignWitnesses:
             step = self._steps.get(x, 1)
             yield ("r", x, at + step)
             hi = self._bounds.var_upper_bound(x)
-            far = at + FAR * step if hi is None else hi // step * step
+            # (int_mul: a signal may interrupt a product of large values)
+            far = at + int_mul(FAR, step) if hi is None else int_mul(hi // step, step)
             if far > at + step:
                 yield ("r", x, far)
         for x in names:
@@ -375,7 +377,7 @@ class SignWitnesses:
             base = {}
             for x in sorted(names):
                 k = self._steps.get(x, 1)
-                base[x] = -(-self._bounds.var_lower_bound(x) // k) * k
+                base[x] = int_mul(-(-self._bounds.var_lower_bound(x) // k), k)
             self._base = base
         return base
 

@@ -50,6 +50,7 @@ from symshape.algebra.atoms import (
     mono_mul,
     set_atom_evaluator,
 )
+from symshape.util import int_mul
 
 if TYPE_CHECKING:
     from symshape.algebra.dimexpr import DimExpr
@@ -276,7 +277,8 @@ def value_at(e: DimExpr | Terms | int, env: dict[str, int], memo: dict[Any, Any]
             if type(a) is Var:
                 x = env.get(a.name, default)
                 if x != 1:
-                    p *= x if k == 1 else x ** k
+                    # (int_mul: a signal may interrupt a product of large values)
+                    p = int_mul(p, x if k == 1 else x ** k)
                 continue
             if a in memo:
                 v = memo[a]
@@ -288,7 +290,7 @@ def value_at(e: DimExpr | Terms | int, env: dict[str, int], memo: dict[Any, Any]
                                compound_children)
             if v is None:
                 return None
-            p *= v if k == 1 else v ** k
+            p = int_mul(p, v if k == 1 else v ** k)
         total += p
     return total
 

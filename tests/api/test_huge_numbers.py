@@ -215,3 +215,15 @@ def test_huge_constant_claims_meet_every_answer() -> None:
     for _ in range(60):
         check_claim(_with_huge_constants(random_claim(rng), rng), stats, exact=True)
     assert stats["proved"] > 0 and stats["refuted"] > 0 and stats["inconclusive"] > 0, stats
+
+
+def test_int_mul_is_the_product_at_every_size() -> None:
+    """``util.int_mul`` (the evaluators' product, safe against a raising
+    signal handler in the compiled core) is ``*`` for one-digit, multi-digit,
+    negative and huge operands."""
+    from symshape.util import int_mul
+
+    values = [0, 1, -1, 7, (1 << 30) - 1, 1 << 30, -(1 << 30), 1 << 40, -(3 ** 200), 10 ** 5000]
+    for a in values:
+        for b in values:
+            assert int_mul(a, b) == a * b, (a, b)

@@ -40,7 +40,7 @@ _CLOSE: Final = 41
 _LESS: Final = 60
 _EQUAL: Final = 61
 _GREATER: Final = 62
-_MAX_DIGITS: Final = 18  # (the regexp's INT: at most 18 digits, as there)
+_MAX_DIGITS: Final = 18  # (int() of so few digits is digits_to_int's value)
 
 
 def _name_start(c: int) -> bool:
@@ -85,7 +85,6 @@ class _Scan:
         self.b = text.encode("ascii")
         self.n = len(self.b)
         self.i = 0
-        self.failed = False
 
     def peek(self) -> int:
         """The byte at the position (-1 at the end)."""
@@ -97,6 +96,16 @@ class _Scan:
         while i < n and blank[b[i]]:
             i += 1
         self.i = i
+
+    def expect(self, byte: int) -> bool:
+        """Past blanks, ``byte`` and the blanks after it; False where it is
+        not there."""
+        self.skip_blank()
+        if self.peek() != byte:
+            return False
+        self.i += 1
+        self.skip_blank()
+        return True
 
     def comparison(self) -> list[Any] | None:
         self.skip_blank()
@@ -164,12 +173,9 @@ class _Scan:
                 return None
             number = ("int", col, value)
             start = self.i
-            self.skip_blank()
-            if self.peek() != _STAR:
-                self.i = start
+            if not self.expect(_STAR):
+                self.i = start  # (the blanks belong to what follows)
                 return number
-            self.i += 1
-            self.skip_blank()
             right = self.name_or_call(calls)
             if right is None:
                 return None
@@ -203,26 +209,12 @@ class _Scan:
             if word == "_":
                 return None
             return ("var", start + 1, word)
-        if not calls:
+        if not calls or not self.expect(_OPEN):
             return None
-        self.skip_blank()
-        if self.peek() != _OPEN:
-            return None
-        self.i += 1
-        self.skip_blank()
         x = self.side(False)
-        if x is None:
+        if x is None or not self.expect(_COMMA):
             return None
-        self.skip_blank()
-        if self.peek() != _COMMA:
-            return None
-        self.i += 1
-        self.skip_blank()
         y = self.side(False)
-        if y is None:
+        if y is None or not self.expect(_CLOSE):
             return None
-        self.skip_blank()
-        if self.peek() != _CLOSE:
-            return None
-        self.i += 1
         return (kind, start + 1, x, y)

@@ -278,13 +278,13 @@ class SignWitnesses:
             valid = self._valid[key] = self._all_hold(env, default, memo)
         return valid
 
-    def signs(self, e: DimExpr, want: int) -> int:
+    def signs(self, e: DimExpr, want: int, names: set[str] | None = None) -> int:
         """Which signs of ``e`` valid valuations show: bit 1 for a value > 0,
         bit 2 for a value < 0.  Stops as soon as every bit of ``want`` is
-        shown."""
+        shown.  ``names``: :meth:`variables` of ``e``, where the caller has them."""
         seen = 0
         shape = self._shapes.shape(e)
-        for key in self._keys(e):
+        for key in self._keys(self._names(e) if names is None else names):
             seen |= self._sign_at(e, key, shape, seen)
             if seen & want == want:
                 break
@@ -295,26 +295,28 @@ class SignWitnesses:
         checked against all of them)."""
         return len(self._facts)
 
-    def tries_every_variable(self, e: DimExpr) -> bool:
-        """Whether the valuations tried for ``e`` move each of its variables
-        (it has at most :data:`MAX_MOVED`): the set of them, and so what they
-        show, is then the same for every naming of the variables."""
-        return len(self._names(e)) <= MAX_MOVED
+    def variables(self, e: DimExpr) -> set[str]:
+        """The variables of ``e`` at any depth.  With at most :data:`MAX_MOVED`
+        of them, the valuations tried for ``e`` move each one: the set of
+        them, and so what they show, is the same for every naming."""
+        return self._names(e)
 
     def showing(self, e: DimExpr, sign: int) -> list[dict[str, int]]:
         """Every valid valuation tried where ``e`` has ``sign`` (1: > 0, 2: <
         0), each with a value for every variable of ``e`` and of the facts."""
         out: list[dict[str, int]] = []
         shape = self._shapes.shape(e)
-        names = sorted(self._names(e) | set(self._base_env()))
-        for key in self._keys(e):
+        variables = self._names(e)
+        names = sorted(variables | set(self._base_env()))
+        for key in self._keys(variables):
             if self._sign_at(e, key, shape, 3 ^ sign) != sign:
                 continue
             env, default = self._env(key)
             out.append({n: env.get(n, default) for n in names})
         return out
 
-    def _keys(self, e: DimExpr) -> Iterator[Key]:
+    def _keys(self, variables: set[str]) -> Iterator[Key]:
+        """The valuations tried for an expression of ``variables``."""
         for u in UNIFORM:
             yield ("u", "", u)
         base = self._base_env()
@@ -322,7 +324,7 @@ class SignWitnesses:
             yield ("b", "", 0)
         # (a few variables: a question over hundreds would cost hundreds of
         # valuations; which few only decides how often the decider is skipped)
-        names = sorted(self._names(e))[:MAX_MOVED]
+        names = sorted(variables)[:MAX_MOVED]
         for x in names:
             at = base.get(x, 1)
             step = self._steps.get(x, 1)
@@ -334,7 +336,7 @@ class SignWitnesses:
                 yield ("r", x, far)
         for x in names:
             # every variable large but x: ``-a + min(b, w)`` is > 0 there
-            yield ("l", x, self._base_env().get(x, 1))
+            yield ("l", x, base.get(x, 1))
 
     def _names(self, e: DimExpr) -> set[str]:
         """The variables of ``e`` at any depth (those of each atom kept: a

@@ -161,8 +161,8 @@ class Decider:
         self.proof_tactics: tuple[Tactic, ...] = (
             IntervalsFirst(self._interval_certificate),
             Intervals(self._interval_certificate, self.pool, self._find_model),
-            Witnessed(self.pool, self.scope), first_points, other_points, directed, proof,
-            refutation, SmallValuations(self.pool))
+            Witnessed(self.pool, self.scope, (first_points, other_points)), first_points,
+            other_points, directed, proof, refutation, SmallValuations(self.pool))
 
     def constraint_vars(self) -> tuple[str, ...]:
         """Names of the variables that occur in constraints or implicit facts."""

@@ -106,7 +106,7 @@ def _every_valuation_checked(scope: symshape.SymbolicScope, e: Any) -> Any:
     only where it would show a new sign)."""
     w: Any = scope.sign_witnesses()
     shape = w._shapes.shape(e)
-    for key in w._keys(e):
+    for key in w._keys(w.variables(e)):
         w._sign_at(e, key, shape, 0)
     return w
 

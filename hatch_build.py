@@ -53,7 +53,11 @@ COMPILED = ("symshape/util.py", "symshape/collector.py", "symshape/_fastparse.py
             "symshape/decision/simplex.py", "symshape/decision/search.py",
             "symshape/decision/valuations.py", "symshape/decision/probe.py",
             "symshape/decision/pool.py", "symshape/decision/tactics/intervals.py",
-            "symshape/decision/tactics/directed.py")
+            "symshape/decision/tactics/directed.py",
+            "symshape/decision/engine.py", "symshape/decision/tactics/base.py", "symshape/decision/tactics/witnessed.py",
+            "symshape/decision/tactics/split.py", "symshape/decision/tactics/refutation.py",
+            "symshape/decision/tactics/small.py", "symshape/decision/certificate.py",
+            "symshape/arguments.py")
 #: written next to the compiled modules: the source digest each was built from
 STAMP = "symshape/_compiled.json"
 PURE_ENV = "SYMSHAPE_PURE_PYTHON"

@@ -32,6 +32,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+from symshape._mypyc import mypyc_attr
 from symshape.algebra.bounds import Bound
 from symshape.algebra.dimexpr import DimExpr, comparison_difference
 from symshape.collector import collector_paused
@@ -86,6 +87,9 @@ QUICK_SHARE = 32
 QUICK_DEPTH = 3
 
 
+# An ordinary class with compiled methods: tests and tools patch and spy on
+# its hooks, and release() empties its __dict__.
+@mypyc_attr(native_class=False)
 class Decider:
     """Decides ``e >= 0``, bounds and satisfiability for one scope."""
 
@@ -183,12 +187,7 @@ class Decider:
             b = budget if isinstance(budget, Budget) else limits.budget(budget).staged()
             if too_large(hyp_polys, b):
                 return hyps, Unknown("work budget: the claim has too many terms")
-            pool = self.pool
-            checks = list(hyp_polys) + pool.domain(hyp_polys)
-
-            def accept(env: dict[str, int]) -> bool:
-                pt = pool.point(env)
-                return pool.valid(pt) and pt.satisfies(checks)
+            accept = _Accepts(self.pool, list(hyp_polys) + self.pool.domain(hyp_polys))
             if not isinstance(budget, Budget):
                 # First the facts of the scope and the hypotheses alone, with
                 # a share of the budget: most refutations need none of the
@@ -307,12 +306,8 @@ class Decider:
         return Verdict(claim, out.status, reason=out.reason if out.status in OPEN else "",
                        constraints=tuple(self.scope.constraint_texts),
                        certify=None if out.cert is None else
-                       lambda: self.certificate(links, claim, out, budget, limits.scale),
-                       # (the variables of the constraints are found only if
-                       # the evidence is read: most verdicts never need them)
-                       evidence=lambda: self.evidence(
-                           links, out, sorted(set(names) | set(self.constraint_vars())),
-                           limits.scale),
+                       _Certifies(self, links, claim, out, budget, limits.scale),
+                       evidence=_Evidences(self, links, out, names, limits.scale),
                        lease=lease)
 
     def certificate(self, links: Sequence[Link], claim: str, out: Outcome,
@@ -352,19 +347,8 @@ class Decider:
         """The smallest valuation of ``names`` refuting the hypotheses that
         ``polarity`` needs refuted: a counterexample for "proved", a witness
         for "refuted".  ``start`` is a verified one."""
-        sp = self.pool
-        limits = Limits(scale)
-
-        def find(hyps: list[Poly]) -> dict[str, int] | None | bool:
-            r = self._search_with(hyps, DECIDE_BUDGET, "hypothesis", limits)[1]
-            if isinstance(r, Model):
-                return r.env
-            return None if isinstance(r, Refuted) else False
-
-        def check(hyps: list[Poly], env: dict[str, int]) -> bool:
-            pt = sp.point(env)
-            return sp.valid(pt) and pt.satisfies((*hyps, *sp.domain(hyps)))
-
+        find = _Finds(self._search_with, Limits(scale))
+        check = _Checks(self.pool)
         upper = {}
         for n in names:
             hi = self.scope.var_upper_bound(n)
@@ -445,6 +429,84 @@ class Decider:
         if len(self._etexts) < CACHE_MAX:
             self._etexts[ck] = text
         return text
+
+
+class _Certifies:
+    """A verdict's certificate, made when first read (see
+    :meth:`Decider.certificate`)."""
+
+    def __init__(self, decider: Decider, links: Sequence[Link], claim: str, out: Outcome,
+                 budget: tuple[int, int], scale: float) -> None:
+        self.decider = decider
+        self.links = links
+        self.claim = claim
+        self.out = out
+        self.budget = budget
+        self.scale = scale
+
+    def __call__(self) -> Certificate:
+        return self.decider.certificate(self.links, self.claim, self.out, self.budget,
+                                        self.scale)
+
+
+class _Evidences:
+    """A verdict's counterexample and witness, found when first read (see
+    :meth:`Decider.evidence`).  The variables of the constraints are found
+    only then: most verdicts never need them."""
+
+    def __init__(self, decider: Decider, links: Sequence[Link], out: Outcome,
+                 names: Sequence[str], scale: float) -> None:
+        self.decider = decider
+        self.links = links
+        self.out = out
+        self.names = names
+        self.scale = scale
+
+    def __call__(self) -> tuple[dict[str, int] | None, dict[str, int] | None]:
+        d = self.decider
+        names = sorted(set(self.names) | set(d.constraint_vars()))
+        return d.evidence(self.links, self.out, names, self.scale)
+
+
+class _Accepts:
+    """Whether a model of a search is a valid valuation of the scope that
+    satisfies ``checks`` (a class, not a closure: see docs/architecture.md)."""
+
+    def __init__(self, pool: ScopePool, checks: list[Poly]) -> None:
+        self.pool = pool
+        self.checks = checks
+
+    def __call__(self, env: dict[str, int]) -> bool:
+        pt = self.pool.point(env)
+        return self.pool.valid(pt) and pt.satisfies(self.checks)
+
+
+class _Finds:
+    """The minimizer's search: a model of ``hyps`` (its valuation), None
+    where they are refuted, False where the search ran out."""
+
+    def __init__(self, search_with: Any, limits: Limits) -> None:
+        self.search_with = search_with
+        self.limits = limits
+
+    def __call__(self, hyps: list[Poly]) -> dict[str, int] | None | bool:
+        r = self.search_with(hyps, DECIDE_BUDGET, "hypothesis", self.limits)[1]
+        if isinstance(r, Model):
+            return r.env
+        return None if isinstance(r, Refuted) else False
+
+
+class _Checks:
+    """The minimizer's check: ``env`` is a valid valuation where ``hyps``
+    and their divisors' domain hold."""
+
+    def __init__(self, pool: ScopePool) -> None:
+        self.pool = pool
+
+    def __call__(self, hyps: list[Poly], env: dict[str, int]) -> bool:
+        sp = self.pool
+        pt = sp.point(env)
+        return sp.valid(pt) and pt.satisfies((*hyps, *sp.domain(hyps)))
 
 
 register_decider(Decider)

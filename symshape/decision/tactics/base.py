@@ -14,6 +14,7 @@ from __future__ import annotations
 import abc
 from collections.abc import Callable, Sequence
 
+from symshape._mypyc import mypyc_attr
 from symshape.decision.certificate import Certificate
 from symshape.decision.facts import Link
 from symshape.decision.simplex import DEFAULT_LIMITS, Limits
@@ -104,6 +105,8 @@ class Query:
                        self.reason or BUDGET_RAN_OUT)
 
 
+# (Tests and callers may define tactics of their own.)
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Tactic(abc.ABC):
     """One step of a decision."""
 

@@ -264,12 +264,18 @@ class IntervalBounds(ConstraintRules):
     def _widest_constant(self, facts: list[Terms]) -> int:
         """Bits of the widest constant of ``facts`` and of the operands of the
         scope's atoms (``floordiv(s, 2^300) >= 1`` bounds ``s`` by its divisor)."""
-        widest = max((abs(c).bit_length() for terms in facts for c in terms.values()),
-                     default=0)
+        widest = 0
+        for terms in facts:
+            for c in terms.values():
+                widest = max(widest, abs(c).bit_length())
         for a in self._constraint_atoms:
             for o in a.operands:
-                coeffs = (o,) if isinstance(o, int) else o.terms.values()
-                widest = max(widest, max(abs(c).bit_length() for c in coeffs))
+                if isinstance(o, int):
+                    widest = max(widest, abs(o).bit_length())
+                else:
+                    t: Terms = o.terms
+                    for c in t.values():
+                        widest = max(widest, abs(c).bit_length())
         return widest
 
     def _relaxed_facts(self, facts: list[Terms]) -> list[tuple[Terms, BoundOrigin]]:
@@ -492,7 +498,12 @@ def _tighten(scope: IntervalBounds, items: list[tuple[Mono, int]], c0: int, orig
     if n_inf > 1:
         return False  # no term is bounded by the others
     changed = False
-    for (m, c), (lo, hi), hi_j in zip(items, bounds, his, strict=True):
+    steps = scope._steps
+    # (indexed, not zipped: a compiled zip() is a generic call and iterator)
+    for j in range(len(items)):
+        m, c = items[j]
+        lo, hi = bounds[j]
+        hi_j = his[j]
         if hi_j is None:
             rest_hi = finite_hi
         elif n_inf:
@@ -506,13 +517,13 @@ def _tighten(scope: IntervalBounds, items: list[tuple[Mono, int]], c0: int, orig
             if new_lo <= lo or new_lo.bit_length() > limit:
                 continue
             lo = new_lo
-            scope._steps.append((m, 0, origin, new_lo))
+            steps.append((m, 0, origin, new_lo))
         else:
             new_hi = low // c
             if new_hi >= hi or new_hi.bit_length() > limit:
                 continue
             hi = new_hi
-            scope._steps.append((m, 1, origin, new_hi))
+            steps.append((m, 1, origin, new_hi))
         if lo > hi:
             raise UnsatisfiableConstraintsError(
                 "unsatisfiable constraints: they force "

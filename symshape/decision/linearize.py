@@ -308,7 +308,9 @@ class Linearizer:
         self._fdnum[a] = fact
         return fact
 
-    def _interval(self, m: Mono) -> tuple[Any, Any]:
+    def mono_interval(self, m: Mono) -> tuple[Any, Any]:
+        """The scope's interval of monomial ``m``: the bounds that the
+        lemmas of :meth:`atom_lower` and :meth:`atom_upper` aim at."""
         return self.scope.interval(DimExpr({m: 1}, self.scope))
 
     def atom_lower(self, a: Atom) -> Fact | None:
@@ -316,7 +318,7 @@ class Linearizer:
         m = P.atom_mono(a)
         if m in self._lower:
             return self._lower[m]
-        lo, _ = self._interval(m)
+        lo, _ = self.mono_interval(m)
         t = type(a)
         fact: Fact | None = None
         floor_: int | None = None
@@ -342,7 +344,7 @@ class Linearizer:
         m = P.atom_mono(a)
         if m in self._upper:
             return self._upper[m]
-        _, hi = self._interval(m)
+        _, hi = self.mono_interval(m)
         fact = None
         ceil_: int | None = None
         if type(a) is FloorDiv and isinstance(a.den, DimExpr):

@@ -13,7 +13,8 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from symshape.algebra.atoms import FloorDiv, Max0, single_atom
+from symshape.algebra.atoms import Factors, FloorDiv, Max0, single_atom
+from symshape.algebra.bounds import is_finite
 from symshape.decision import poly as P
 from symshape.decision.certificate import Certificate, required_hypotheses
 from symshape.decision.facts import Fact, Leaf, Link, Refutation
@@ -127,10 +128,50 @@ class IntervalProof:
                     ax = self.lin.axioms(a)[1]  # max(D, 0) - D >= 0
                     P.add_into(rest, ax.poly, -c * scale)
                     axioms.append((c * scale, ax))
+            if not self.may_close(rest):
+                continue
             leaf = self.bound_leaf(axioms, scale, hf, rest)
             if leaf is not None:
                 return leaf
         return None
+
+    def may_close(self, rest: Poly) -> bool:
+        """False when the bound facts of the monomials of ``rest`` cannot sum
+        to ``rest - L >= 0`` with ``L >= 1``, as :meth:`bound_leaf` needs:
+        found from the intervals, without proving the lemmas that a failed
+        attempt proves for every monomial (most of a claim's time with
+        nested divisions).
+
+        The bound facts (see ``Linearizer.atom_lower``, ``atom_upper`` and
+        ``mono_bounds``) are never tighter than the scope's intervals, but
+        for a division by a symbolic divisor, which facts may bound by 0
+        beyond its interval (``floordiv(n, d) >= 0`` from ``n >= 0``, ``<= 0``
+        from ``n <= d - 1``).  A product's facts exist only where each
+        factor's lower bound fact is at least 0; its lower bound is the
+        product of the factors' lower bounds, its upper bound that of their
+        upper bounds.  So each term's bound is at most (at least, for the
+        upper bounds of negative terms) what is summed here."""
+        total = P.constant(rest)
+        for m, c in rest.items():
+            if not m:
+                continue
+            pairs: Factors = m
+            product = len(pairs) > 1 or pairs[0][1] > 1
+            term = 1
+            for a, k in pairs:
+                lo, hi = self.lin.mono_interval(P.atom_mono(a))
+                if type(a) is FloorDiv and not isinstance(a.den, int):
+                    lo, hi = max(lo, 0), min(hi, 0)
+                if c > 0:
+                    if not is_finite(lo) or (product and lo < 0):
+                        return False  # no lower bound fact of the term
+                    term *= int(lo) ** k
+                else:
+                    if not is_finite(hi):
+                        return False  # no upper bound fact of the term
+                    term *= (max(int(hi), 0) if product else int(hi)) ** k
+            total += c * term
+        return total >= 1
 
 
 class Intervals(Tactic):

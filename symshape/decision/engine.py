@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 from symshape._mypyc import mypyc_attr
@@ -187,7 +188,7 @@ class Decider:
             b = budget if isinstance(budget, Budget) else limits.budget(budget).staged()
             if too_large(hyp_polys, b):
                 return hyps, Unknown("work budget: the claim has too many terms")
-            accept = _Accepts(self.pool, list(hyp_polys) + self.pool.domain(hyp_polys))
+            accept = partial(self._accepts, list(hyp_polys) + self.pool.domain(hyp_polys))
             if not isinstance(budget, Budget):
                 # First the facts of the scope and the hypotheses alone, with
                 # a share of the budget: most refutations need none of the
@@ -204,6 +205,36 @@ class Decider:
 
     def _search(self, hyp_polys: Sequence[Poly], budget: tuple[int, int] | Budget) -> Result:
         return self._search_with(hyp_polys, budget, "hypothesis")[1]
+
+    # (The callbacks below are methods handed out bound, with functools.partial
+    # where they carry arguments: in a compiled module a nested function or
+    # a lambda in a method of this ordinary class fails to compile.)
+    def _accepts(self, checks: list[Poly], env: dict[str, int]) -> bool:
+        """Whether a search's model is a valid valuation where ``checks`` hold."""
+        pt = self.pool.point(env)
+        return self.pool.valid(pt) and pt.satisfies(checks)
+
+    def _model_of(self, limits: Limits, hyps: list[Poly]) -> dict[str, int] | None | bool:
+        """The minimizer's search: a model of ``hyps``, None where they are
+        refuted, False where the search ran out."""
+        r = self._search_with(hyps, DECIDE_BUDGET, "hypothesis", limits)[1]
+        if isinstance(r, Model):
+            return r.env
+        return None if isinstance(r, Refuted) else False
+
+    def _valid_for(self, hyps: list[Poly], env: dict[str, int]) -> bool:
+        """The minimizer's check: ``env`` is a valid valuation where ``hyps``
+        and their divisors' domain hold."""
+        sp = self.pool
+        pt = sp.point(env)
+        return sp.valid(pt) and pt.satisfies((*hyps, *sp.domain(hyps)))
+
+    def _evidence_of(self, links: Sequence[Link], out: Outcome, names: Sequence[str],
+                     scale: float) -> tuple[dict[str, int] | None, dict[str, int] | None]:
+        """A verdict's evidence, found when first read: the variables of the
+        constraints are found only then (most verdicts never need them)."""
+        every = sorted(set(names) | set(self.constraint_vars()))
+        return self.evidence(links, out, every, scale)
 
     def _find_model(self, hyps: Sequence[Poly] = ()) -> dict[str, int] | None:
         r = self._search(hyps, DECIDE_BUDGET)
@@ -306,8 +337,8 @@ class Decider:
         return Verdict(claim, out.status, reason=out.reason if out.status in OPEN else "",
                        constraints=tuple(self.scope.constraint_texts),
                        certify=None if out.cert is None else
-                       _Certifies(self, links, claim, out, budget, limits.scale),
-                       evidence=_Evidences(self, links, out, names, limits.scale),
+                       partial(self.certificate, links, claim, out, budget, limits.scale),
+                       evidence=partial(self._evidence_of, links, out, names, limits.scale),
                        lease=lease)
 
     def certificate(self, links: Sequence[Link], claim: str, out: Outcome,
@@ -347,8 +378,8 @@ class Decider:
         """The smallest valuation of ``names`` refuting the hypotheses that
         ``polarity`` needs refuted: a counterexample for "proved", a witness
         for "refuted".  ``start`` is a verified one."""
-        find = _Finds(self._search_with, Limits(scale))
-        check = _Checks(self.pool)
+        find = partial(self._model_of, Limits(scale))
+        check = self._valid_for
         upper = {}
         for n in names:
             hi = self.scope.var_upper_bound(n)
@@ -429,84 +460,6 @@ class Decider:
         if len(self._etexts) < CACHE_MAX:
             self._etexts[ck] = text
         return text
-
-
-class _Certifies:
-    """A verdict's certificate, made when first read (see
-    :meth:`Decider.certificate`)."""
-
-    def __init__(self, decider: Decider, links: Sequence[Link], claim: str, out: Outcome,
-                 budget: tuple[int, int], scale: float) -> None:
-        self.decider = decider
-        self.links = links
-        self.claim = claim
-        self.out = out
-        self.budget = budget
-        self.scale = scale
-
-    def __call__(self) -> Certificate:
-        return self.decider.certificate(self.links, self.claim, self.out, self.budget,
-                                        self.scale)
-
-
-class _Evidences:
-    """A verdict's counterexample and witness, found when first read (see
-    :meth:`Decider.evidence`).  The variables of the constraints are found
-    only then: most verdicts never need them."""
-
-    def __init__(self, decider: Decider, links: Sequence[Link], out: Outcome,
-                 names: Sequence[str], scale: float) -> None:
-        self.decider = decider
-        self.links = links
-        self.out = out
-        self.names = names
-        self.scale = scale
-
-    def __call__(self) -> tuple[dict[str, int] | None, dict[str, int] | None]:
-        d = self.decider
-        names = sorted(set(self.names) | set(d.constraint_vars()))
-        return d.evidence(self.links, self.out, names, self.scale)
-
-
-class _Accepts:
-    """Whether a model of a search is a valid valuation of the scope that
-    satisfies ``checks`` (a class, not a closure: see docs/architecture.md)."""
-
-    def __init__(self, pool: ScopePool, checks: list[Poly]) -> None:
-        self.pool = pool
-        self.checks = checks
-
-    def __call__(self, env: dict[str, int]) -> bool:
-        pt = self.pool.point(env)
-        return self.pool.valid(pt) and pt.satisfies(self.checks)
-
-
-class _Finds:
-    """The minimizer's search: a model of ``hyps`` (its valuation), None
-    where they are refuted, False where the search ran out."""
-
-    def __init__(self, search_with: Any, limits: Limits) -> None:
-        self.search_with = search_with
-        self.limits = limits
-
-    def __call__(self, hyps: list[Poly]) -> dict[str, int] | None | bool:
-        r = self.search_with(hyps, DECIDE_BUDGET, "hypothesis", self.limits)[1]
-        if isinstance(r, Model):
-            return r.env
-        return None if isinstance(r, Refuted) else False
-
-
-class _Checks:
-    """The minimizer's check: ``env`` is a valid valuation where ``hyps``
-    and their divisors' domain hold."""
-
-    def __init__(self, pool: ScopePool) -> None:
-        self.pool = pool
-
-    def __call__(self, hyps: list[Poly], env: dict[str, int]) -> bool:
-        sp = self.pool
-        pt = sp.point(env)
-        return sp.valid(pt) and pt.satisfies((*hyps, *sp.domain(hyps)))
 
 
 register_decider(Decider)

@@ -24,9 +24,7 @@ def _facts_lower_bound(decider: Decider, p: Poly) -> int | None:
     """The lower bound of ``p`` that the bound facts of its monomials give
     (None where a monomial has no bound fact on the side it needs)."""
     f = decider.lin.bound_sum(p)
-    if f is None:
-        return None if any(m for m in p) else P.constant(p)
-    return P.constant(p) - P.constant(f.poly)
+    return None if f is None else P.constant(p) - P.constant(f.poly)
 
 
 def _polys(d: Poly, rng: random.Random) -> list[Poly]:
